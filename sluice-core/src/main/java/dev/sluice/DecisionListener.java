@@ -1,0 +1,14 @@
+package dev.sluice;
+
+/**
+ * Hooks for metrics and logs. Every method has a no-op default, so adding an event breaks
+ * nobody. Called on the deciding thread: keep them fast and never throw.
+ */
+public interface DecisionListener {
+
+  /** After every decision; {@code storeNanos} is the time spent in the store. */
+  default void onDecision(Request request, Decision decision, long storeNanos) {}
+
+  /** When a store call failed or timed out and failure modes decided instead. */
+  default void onStoreError(Request request, Throwable error) {}
+}

@@ -1,0 +1,43 @@
+package dev.sluice;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The decision on one item, with every window's state.
+ *
+ * @param allowed whether this item alone would be admitted; the request is admitted only if all
+ *     its items are
+ * @param reason why it was denied, {@link DenyReason#NONE} if allowed
+ * @param waitMs for a shaping rule: how long the admitted request must wait before it proceeds
+ * @param shadow whether the item's rule is a shadow rule (its denials are reported, not enforced)
+ */
+public record ItemDecision(String rule, String key, long cost, boolean allowed, DenyReason reason, long waitMs,
+    List<WindowState> windows, boolean shadow) {
+
+  public ItemDecision {
+    Objects.requireNonNull(rule, "rule");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(reason, "reason");
+    windows = List.copyOf(windows);
+  }
+
+  /** The largest {@code retryAfterMs} over this item's exceeded windows; 0 if none; NEVER wins. */
+  public long retryAfterMs() {
+    long max = 0;
+    for (WindowState w : windows) {
+      if (w.exceeded()) {
+        if (w.retryAfterMs() == WindowState.NEVER) {
+          return WindowState.NEVER;
+        }
+        max = Math.max(max, w.retryAfterMs());
+      }
+    }
+    return allowed ? 0 : max;
+  }
+
+  /** A copy of this decision for a request that was denied by another item (nothing consumed). */
+  public ItemDecision withAllowed(boolean a, DenyReason r) {
+    return new ItemDecision(rule, key, cost, a, r, waitMs, windows, shadow);
+  }
+}

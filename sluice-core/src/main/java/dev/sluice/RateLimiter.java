@@ -1,0 +1,61 @@
+package dev.sluice;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Decides requests against a set of rules, each request as one transaction. Thread-safe.
+ * Obtain one from {@link Sluice#builder()}.
+ */
+public interface RateLimiter extends AutoCloseable {
+
+  /**
+   * Decides {@code request} and waits for the answer.
+   *
+   * @throws IllegalArgumentException if an item names an unknown rule, or its key is empty or
+   *     longer than the configured maximum (512 UTF-8 bytes by default)
+   */
+  Decision acquire(Request request);
+
+  /** {@code acquire(Request.of(rule, key))}. */
+  default Decision acquire(String rule, String key) {
+    return acquire(Request.of(rule, key));
+  }
+
+  /** {@code acquire(Request.of(rule, key, cost))}. */
+  default Decision acquire(String rule, String key, long cost) {
+    return acquire(Request.of(rule, key, cost));
+  }
+
+  /**
+   * Decides {@code request} without blocking the caller. Validation errors complete the stage
+   * exceptionally with {@link IllegalArgumentException}.
+   */
+  CompletionStage<Decision> acquireAsync(Request request);
+
+  /**
+   * Decides {@code request}, waiting if that gets it admitted within {@code timeout}: on a
+   * denial it sleeps exactly the decision's {@code retryAfterMs} and tries again (no polling),
+   * and on an admitted shaping decision it sleeps its {@code waitMs} before returning. Returns
+   * the last decision: allowed, or denied when the next retry would pass the timeout.
+   */
+  Decision acquireBlocking(Request request, Duration timeout) throws InterruptedException;
+
+  /** Forgets the state of {@code key} under {@code rule}. */
+  CompletionStage<Void> reset(String rule, String key);
+
+  /** The rules in force. */
+  RuleSet rules();
+
+  /**
+   * Replaces the rules in force atomically. Rules whose definition did not change keep their
+   * state; changed and removed rules lose theirs.
+   */
+  void updateRules(RuleSet rules);
+
+  /** Whether the store answers (for readiness probes). */
+  CompletionStage<Boolean> ping();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,241 @@
+package dev.sluice;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A named limit: one or more windows counted by one algorithm, with optional per-key overrides.
+ * Immutable; equal rules have equal definitions, which is how a reload tells a changed rule from
+ * an unchanged one.
+ */
+public final class Rule {
+
+  /** Default number of sub-buckets per window for {@link Algorithm#SLIDING_WINDOW}. */
+  public static final int DEFAULT_PRECISION = 10;
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:/-]{1,128}");
+
+  private final String name;
+  private final List<Window> windows;
+  private final Algorithm algorithm;
+  private final Duration maxWait;
+  private final int precision;
+  private final List<KeyOverride> overrides;
+  private final boolean shadow;
+  private final FailureMode failureMode;
+
+  private Rule(Builder b) {
+    this.name = b.name;
+    this.windows = List.copyOf(b.windows);
+    this.algorithm = b.algorithm;
+    this.maxWait = b.maxWait;
+    this.precision = b.precision;
+    this.overrides = List.copyOf(b.overrides);
+    this.shadow = b.shadow;
+    this.failureMode = b.failureMode;
+  }
+
+  /**
+   * Starts a rule.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty, longer than 128 characters or has
+   *     characters other than letters, digits and {@code _ . : / -}
+   */
+  public static Builder builder(String name) {
+    return new Builder(name);
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder(name);
+    b.windows.addAll(windows);
+    b.algorithm = algorithm;
+    b.maxWait = maxWait;
+    b.precision = precision;
+    b.overrides.addAll(overrides);
+    b.shadow = shadow;
+    b.failureMode = failureMode;
+    return b;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The rule's default windows, as configured. */
+  public List<Window> windows() {
+    return windows;
+  }
+
+  /** The windows that apply to {@code key}: those of the first matching override, else the rule's. */
+  public List<Window> windowsFor(String key) {
+    for (KeyOverride o : overrides) {
+      if (o.matches(key)) {
+        return o.windows();
+      }
+    }
+    return windows;
+  }
+
+  public Algorithm algorithm() {
+    return algorithm;
+  }
+
+  /**
+   * For {@link Algorithm#LEAKY_BUCKET}: the longest a request may wait for its slot. Defaults to
+   * the longest window's period (a queue of L).
+   */
+  public Duration maxWait() {
+    if (maxWait != null) {
+      return maxWait;
+    }
+    return windows.stream().map(Window::period).max(Comparator.naturalOrder()).orElseThrow();
+  }
+
+  /** Whether {@code max_wait} was set explicitly. */
+  public boolean hasExplicitMaxWait() {
+    return maxWait != null;
+  }
+
+  /** For {@link Algorithm#SLIDING_WINDOW}: sub-buckets per window. */
+  public int precision() {
+    return precision;
+  }
+
+  public List<KeyOverride> overrides() {
+    return overrides;
+  }
+
+  /** A shadow rule is evaluated and reported but never denies. */
+  public boolean shadow() {
+    return shadow;
+  }
+
+  public FailureMode failureMode() {
+    return failureMode;
+  }
+
+  /** The longest period of any window of this rule, overrides included, in microseconds. */
+  public long longestPeriodMicros() {
+    long max = 0;
+    for (Window w : windows) {
+      max = Math.max(max, w.periodMicros());
+    }
+    for (KeyOverride o : overrides) {
+      for (Window w : o.windows()) {
+        max = Math.max(max, w.periodMicros());
+      }
+    }
+    return max;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Rule r)) {
+      return false;
+    }
+    return name.equals(r.name) && windows.equals(r.windows) && algorithm == r.algorithm
+        && Objects.equals(maxWait, r.maxWait) && precision == r.precision
+        && overrides.equals(r.overrides) && shadow == r.shadow && failureMode == r.failureMode;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, windows, algorithm, maxWait, precision, overrides, shadow, failureMode);
+  }
+
+  @Override
+  public String toString() {
+    return "Rule{" + name + " " + algorithm.configName() + " " + windows
+        + (overrides.isEmpty() ? "" : " overrides=" + overrides) + (shadow ? " shadow" : "") + "}";
+  }
+
+  /** Builds a {@link Rule}. Not thread-safe. */
+  public static final class Builder {
+    private final String name;
+    private final List<Window> windows = new ArrayList<>();
+    private Algorithm algorithm = Algorithm.SLIDING_LOG;
+    private Duration maxWait;
+    private int precision = DEFAULT_PRECISION;
+    private final List<KeyOverride> overrides = new ArrayList<>();
+    private boolean shadow;
+    private FailureMode failureMode = FailureMode.OPEN;
+
+    private Builder(String name) {
+      Objects.requireNonNull(name, "name");
+      if (!NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException(
+            "rule name must be 1-128 characters of letters, digits and _ . : / -, was '" + name + "'");
+      }
+      this.name = name;
+    }
+
+    public Builder window(long limit, Duration period) {
+      windows.add(new Window(limit, period));
+      return this;
+    }
+
+    public Builder window(Window w) {
+      windows.add(Objects.requireNonNull(w, "window"));
+      return this;
+    }
+
+    public Builder windows(List<Window> ws) {
+      windows.clear();
+      ws.forEach(this::window);
+      return this;
+    }
+
+    public Builder algorithm(Algorithm a) {
+      this.algorithm = Objects.requireNonNull(a, "algorithm");
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if negative */
+    public Builder maxWait(Duration d) {
+      if (d != null && d.isNegative()) {
+        throw new IllegalArgumentException("max_wait must be >= 0, was " + d);
+      }
+      this.maxWait = d;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException unless 1 ≤ precision ≤ 1000 */
+    public Builder precision(int p) {
+      if (p < 1 || p > 1000) {
+        throw new IllegalArgumentException("precision must be between 1 and 1000, was " + p);
+      }
+      this.precision = p;
+      return this;
+    }
+
+    public Builder override(KeyOverride o) {
+      overrides.add(Objects.requireNonNull(o, "override"));
+      return this;
+    }
+
+    public Builder shadow(boolean s) {
+      this.shadow = s;
+      return this;
+    }
+
+    public Builder failureMode(FailureMode m) {
+      this.failureMode = Objects.requireNonNull(m, "failureMode");
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if the rule has no window */
+    public Rule build() {
+      if (windows.isEmpty()) {
+        throw new IllegalArgumentException("rule '" + name + "' needs at least one window");
+      }
+      return new Rule(this);
+    }
+  }
+}

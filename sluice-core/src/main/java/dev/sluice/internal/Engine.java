@@ -1,0 +1,295 @@
+package dev.sluice.internal;
+
+import dev.sluice.Decision;
+import dev.sluice.DecisionListener;
+import dev.sluice.DenyReason;
+import dev.sluice.FailureMode;
+import dev.sluice.Item;
+import dev.sluice.ItemDecision;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Sleeper;
+import dev.sluice.Window;
+import dev.sluice.WindowState;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.ResolvedItem;
+import dev.sluice.spi.Store;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The limiter: validates and resolves requests, hands them to the store as one batch, applies
+ * failure modes when the store fails, and tells listeners.
+ */
+public final class Engine implements RateLimiter {
+  private final Store store;
+  private final Store local;
+  private final double localShare;
+  private final int maxKeyBytes;
+  private final long storeTimeoutMillis;
+  private final DecisionListener[] listeners;
+  private final Sleeper sleeper;
+  private volatile RuleSet rules;
+
+  public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
+      List<DecisionListener> listeners, Sleeper sleeper) {
+    this.rules = rules;
+    this.store = store;
+    this.local = local;
+    this.localShare = localShare;
+    this.maxKeyBytes = maxKeyBytes;
+    this.storeTimeoutMillis = storeTimeout.toMillis();
+    this.listeners = listeners.toArray(new DecisionListener[0]);
+    this.sleeper = sleeper;
+  }
+
+  /** A request after validation: the batch for the store and where each request item went. */
+  private record Resolved(Request request, Batch batch, int[] slot) {}
+
+  private Resolved resolve(Request request) {
+    RuleSet rs = rules;
+    List<Item> items = request.items();
+    if (items.size() == 1) {
+      Item it = items.get(0);
+      ResolvedItem ri = resolveItem(rs, it, it.cost());
+      return new Resolved(request, new Batch(List.of(ri), request.timeMicros()), null);
+    }
+    // Repeated (rule, key) pairs are decided as one item of their summed cost.
+    Map<String, Integer> seen = new HashMap<>();
+    List<Item> merged = new ArrayList<>();
+    int[] slot = new int[items.size()];
+    for (int i = 0; i < items.size(); i++) {
+      Item it = items.get(i);
+      String id = it.rule() + '\u0000' + it.key();
+      Integer at = seen.get(id);
+      if (at == null) {
+        seen.put(id, merged.size());
+        slot[i] = merged.size();
+        merged.add(it);
+      } else {
+        slot[i] = at;
+        Item prev = merged.get(at);
+        merged.set(at, new Item(prev.rule(), prev.key(), Math.addExact(prev.cost(), it.cost())));
+      }
+    }
+    List<ResolvedItem> resolved = new ArrayList<>(merged.size());
+    for (Item it : merged) {
+      resolved.add(resolveItem(rs, it, it.cost()));
+    }
+    return new Resolved(request, new Batch(resolved, request.timeMicros()), slot);
+  }
+
+  private ResolvedItem resolveItem(RuleSet rs, Item it, long cost) {
+    Rule rule = rs.get(it.rule());
+    if (rule == null) {
+      throw new IllegalArgumentException("unknown rule '" + it.rule() + "'");
+    }
+    String key = it.key();
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("key must not be empty (rule '" + it.rule() + "')");
+    }
+    // Cheap bound first: a UTF-8 encoding takes at most 3 bytes per char.
+    if (key.length() * 3 > maxKeyBytes) {
+      int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes > maxKeyBytes) {
+        throw new IllegalArgumentException(
+            "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + it.rule() + "')");
+      }
+    }
+    return new ResolvedItem(rule, key, cost, rule.windowsFor(key));
+  }
+
+  private Decision assemble(Resolved r, List<ItemDecision> decided, boolean degraded) {
+    if (r.slot == null) {
+      return Decision.of(decided, degraded);
+    }
+    List<Item> items = r.request.items();
+    List<ItemDecision> out = new ArrayList<>(items.size());
+    for (int i = 0; i < items.size(); i++) {
+      ItemDecision d = decided.get(r.slot[i]);
+      if (d.cost() != items.get(i).cost()) {
+        d = new ItemDecision(d.rule(), d.key(), items.get(i).cost(), d.allowed(), d.reason(), d.waitMs(), d.windows(),
+            d.shadow());
+      }
+      out.add(d);
+    }
+    return Decision.of(out, degraded);
+  }
+
+  @Override
+  public Decision acquire(Request request) {
+    Resolved r = resolve(request);
+    long start = System.nanoTime();
+    Decision d;
+    if (store.isLocal()) {
+      d = assemble(r, store.decideSync(r.batch), false);
+    } else {
+      try {
+        d = assemble(r, store.decide(r.batch).toCompletableFuture()
+            .get(storeTimeoutMillis, TimeUnit.MILLISECONDS), false);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        d = degrade(r, e);
+      } catch (Exception e) {
+        d = degrade(r, e);
+      }
+    }
+    notify(request, d, System.nanoTime() - start);
+    return d;
+  }
+
+  @Override
+  public CompletionStage<Decision> acquireAsync(Request request) {
+    Resolved r;
+    try {
+      r = resolve(request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    long start = System.nanoTime();
+    if (store.isLocal()) {
+      Decision d = assemble(r, store.decideSync(r.batch), false);
+      notify(request, d, System.nanoTime() - start);
+      return CompletableFuture.completedFuture(d);
+    }
+    return store.decide(r.batch).toCompletableFuture()
+        .orTimeout(storeTimeoutMillis, TimeUnit.MILLISECONDS)
+        .handle((items, err) -> {
+          Decision d = err == null ? assemble(r, items, false) : degrade(r, err);
+          notify(request, d, System.nanoTime() - start);
+          return d;
+        });
+  }
+
+  /**
+   * The store failed: each item follows its rule's failure mode. Closed items deny, open items
+   * allow, local items are decided together on the in-process fallback with a share of their
+   * limits. The decision is marked degraded.
+   */
+  private Decision degrade(Resolved r, Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    for (DecisionListener l : listeners) {
+      l.onStoreError(r.request, cause);
+    }
+    List<ResolvedItem> items = r.batch.items();
+    List<ResolvedItem> locals = new ArrayList<>();
+    for (ResolvedItem it : items) {
+      if (it.rule().failureMode() == FailureMode.LOCAL) {
+        locals.add(new ResolvedItem(it.rule(), it.key(), it.cost(), share(it.windows())));
+      }
+    }
+    List<ItemDecision> localDecisions = locals.isEmpty()
+        ? List.of()
+        : local.decideSync(new Batch(locals, r.batch.timeMicros()));
+    List<ItemDecision> out = new ArrayList<>(items.size());
+    int li = 0;
+    for (ResolvedItem it : items) {
+      switch (it.rule().failureMode()) {
+        case LOCAL -> out.add(localDecisions.get(li++));
+        case OPEN -> out.add(new ItemDecision(it.rule().name(), it.key(), it.cost(), true, DenyReason.NONE, 0,
+            List.of(), it.rule().shadow()));
+        case CLOSED -> out.add(new ItemDecision(it.rule().name(), it.key(), it.cost(), false,
+            DenyReason.STORE_UNAVAILABLE, 0, unknownWindows(it.windows()), it.rule().shadow()));
+      }
+    }
+    return assemble(r, out, true);
+  }
+
+  private static List<WindowState> unknownWindows(List<Window> ws) {
+    List<WindowState> out = new ArrayList<>(ws.size());
+    for (Window w : ws) {
+      out.add(new WindowState(w.limit(), w.periodMillis(), 0, 0, 0, true));
+    }
+    return out;
+  }
+
+  private List<Window> share(List<Window> ws) {
+    if (localShare >= 1.0) {
+      return ws;
+    }
+    List<Window> out = new ArrayList<>(ws.size());
+    for (Window w : ws) {
+      out.add(new Window(Math.max(1, (long) Math.floor(w.limit() * localShare)), w.period()));
+    }
+    return out;
+  }
+
+  private void notify(Request request, Decision d, long nanos) {
+    for (DecisionListener l : listeners) {
+      try {
+        l.onDecision(request, d, nanos);
+      } catch (RuntimeException ignored) {
+        // A listener must not change a decision.
+      }
+    }
+  }
+
+  @Override
+  public Decision acquireBlocking(Request request, Duration timeout) throws InterruptedException {
+    long budget = timeout.toMillis();
+    while (true) {
+      Decision d = acquire(request);
+      if (d.allowed()) {
+        if (d.waitMs() > 0) {
+          sleeper.sleep(d.waitMs());
+        }
+        return d;
+      }
+      long retry = d.retryAfterMs();
+      if (retry == WindowState.NEVER || retry > budget || d.degraded() && retry == 0) {
+        return d;
+      }
+      // Sleep exactly as long as the decision says; the retry is then expected to pass unless
+      // other traffic took the room meanwhile.
+      sleeper.sleep(retry);
+      budget -= retry;
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> reset(String rule, String key) {
+    if (rules.get(rule) == null) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("unknown rule '" + rule + "'"));
+    }
+    local.reset(rule, key);
+    return store.reset(rule, key);
+  }
+
+  @Override
+  public RuleSet rules() {
+    return rules;
+  }
+
+  @Override
+  public synchronized void updateRules(RuleSet next) {
+    RuleSet before = rules;
+    rules = next;
+    store.rulesChanged(before, next);
+    local.rulesChanged(before, next);
+  }
+
+  @Override
+  public CompletionStage<Boolean> ping() {
+    return store.ping();
+  }
+
+  public Store store() {
+    return store;
+  }
+
+  @Override
+  public void close() {
+    store.close();
+    local.close();
+  }
+}

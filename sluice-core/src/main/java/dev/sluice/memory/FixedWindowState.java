@@ -1,0 +1,70 @@
+package dev.sluice.memory;
+
+import dev.sluice.DenyReason;
+import dev.sluice.Window;
+import java.util.List;
+
+/** One counter per window, for the window aligned at a multiple of P since the Unix epoch. */
+final class FixedWindowState extends KeyState {
+  private final long[] index;
+  private final long[] count;
+
+  FixedWindowState(List<Window> windows) {
+    super(windows);
+    index = new long[limits.length];
+    count = new long[limits.length];
+  }
+
+  private long current(long now, int i) {
+    return index[i] == Math.floorDiv(now, periods[i]) ? count[i] : 0;
+  }
+
+  @Override
+  void evaluate(long now, long cost, Eval e) {
+    e.fits = true;
+    e.startMicros = now;
+    if (costTooLarge(cost, e)) {
+      return;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      if (current(now, i) + cost > limits[i]) {
+        e.exceeded[i] = true;
+        e.retryMicros[i] = (Math.floorDiv(now, periods[i]) + 1) * periods[i] - now;
+        e.fits = false;
+        e.reason = DenyReason.LIMIT_EXCEEDED;
+      }
+    }
+  }
+
+  @Override
+  void commit(long now, long cost, Eval e) {
+    for (int i = 0; i < limits.length; i++) {
+      long cur = Math.floorDiv(now, periods[i]);
+      if (index[i] != cur) {
+        index[i] = cur;
+        count[i] = 0;
+      }
+      count[i] += cost;
+    }
+  }
+
+  @Override
+  long remaining(long now, int i) {
+    return limits[i] - current(now, i);
+  }
+
+  @Override
+  long resetMicros(long now, int i) {
+    return current(now, i) == 0 ? 0 : (Math.floorDiv(now, periods[i]) + 1) * periods[i] - now;
+  }
+
+  @Override
+  boolean idle(long now) {
+    for (int i = 0; i < limits.length; i++) {
+      if (current(now, i) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,84 @@
+package dev.sluice.memory;
+
+import dev.sluice.DenyReason;
+import dev.sluice.Window;
+import java.util.List;
+
+/**
+ * Shaping. Each window keeps the time its next unit may start; its slots are T = ⌈P/L⌉ apart.
+ * A request starts at the latest of now and every window's next slot, waits (start − now), and
+ * is denied if that wait exceeds {@code max_wait}. An admitted request of cost c moves every
+ * window's next slot to start + c·T.
+ */
+final class LeakyBucketState extends KeyState {
+  private final long[] interval;
+  private final long[] next;
+  private final long maxWait;
+
+  LeakyBucketState(List<Window> windows, long maxWaitMicros) {
+    super(windows);
+    interval = new long[limits.length];
+    next = new long[limits.length];
+    for (int i = 0; i < limits.length; i++) {
+      interval[i] = TokenBucketState.emissionInterval(limits[i], periods[i]);
+      next[i] = Long.MIN_VALUE;
+    }
+    maxWait = maxWaitMicros;
+  }
+
+  @Override
+  void evaluate(long now, long cost, Eval e) {
+    e.fits = true;
+    long start = now;
+    for (long n : next) {
+      start = Math.max(start, n);
+    }
+    e.startMicros = start;
+    if (costTooLarge(cost, e)) {
+      return;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      long over = next[i] - now - maxWait;
+      if (over > 0) {
+        e.exceeded[i] = true;
+        e.retryMicros[i] = over;
+        e.fits = false;
+        e.reason = DenyReason.WAIT_EXCEEDS_MAX_WAIT;
+      }
+    }
+  }
+
+  @Override
+  void commit(long now, long cost, Eval e) {
+    if (cost == 0) {
+      return;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      next[i] = e.startMicros + cost * interval[i];
+    }
+  }
+
+  @Override
+  long remaining(long now, int i) {
+    long queued = Math.max(0, next[i] - now);
+    if (queued > maxWait) {
+      return 0;
+    }
+    return Math.min(limits[i], (maxWait - queued) / interval[i] + 1);
+  }
+
+  @Override
+  long resetMicros(long now, int i) {
+    return Math.max(0, next[i] - now);
+  }
+
+  @Override
+  boolean idle(long now) {
+    for (long n : next) {
+      if (n > now) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

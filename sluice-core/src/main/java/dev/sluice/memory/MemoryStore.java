@@ -1,0 +1,401 @@
+package dev.sluice.memory;
+
+import dev.sluice.Algorithm;
+import dev.sluice.DenyReason;
+import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Ticker;
+import dev.sluice.Window;
+import dev.sluice.WindowState;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.ResolvedItem;
+import dev.sluice.spi.Store;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * State in process memory. Each (rule, key) has its own state object and monitor, so unrelated
+ * keys never contend; a multi-item request locks its items' states in a global order.
+ *
+ * <p><b>Eviction.</b> A key whose windows are all empty holds no information and is dropped by a
+ * sweep. Sweeps run on a caller thread, at most one at a time, when at least a second has passed
+ * on the store's ticker since the last one (checked on about one decision in 1024), when the key
+ * cap is reached, and on {@link #cleanUp()}.
+ *
+ * <p><b>Key cap.</b> At most {@code maxKeys} keys are held (default 1,000,000). When the cap is
+ * reached and a sweep frees nothing, a request for a new key is denied with
+ * {@link DenyReason#STORE_FULL}: forgetting a live key instead would let it over-admit. Keys
+ * already held keep working.
+ */
+public final class MemoryStore implements Store {
+  private static final long SWEEP_INTERVAL_MICROS = 1_000_000;
+
+  private final Ticker ticker;
+  private final long maxKeys;
+  private final ConcurrentHashMap<String, Table> tables = new ConcurrentHashMap<>();
+  private final AtomicLong keyCount = new AtomicLong();
+  private final AtomicBoolean sweeping = new AtomicBoolean();
+  private volatile long lastSweep;
+
+  private MemoryStore(Builder b) {
+    this.ticker = b.ticker;
+    this.maxKeys = b.maxKeys;
+    this.lastSweep = ticker.nowMicros();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A memory store on the system ticker with default settings. */
+  public static MemoryStore create() {
+    return builder().build();
+  }
+
+  /** The states of one rule definition. Replaced wholesale when the rule changes. */
+  private static final class Table {
+    final Rule rule;
+    final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
+
+    Table(Rule rule) {
+      this.rule = rule;
+    }
+  }
+
+  private Table table(Rule rule) {
+    Table t = tables.get(rule.name());
+    if (t != null && (t.rule == rule || t.rule.equals(rule))) {
+      return t;
+    }
+    return tables.compute(rule.name(), (name, old) -> {
+      if (old != null && old.rule.equals(rule)) {
+        return old;
+      }
+      if (old != null) {
+        keyCount.addAndGet(-old.keys.size());
+      }
+      return new Table(rule);
+    });
+  }
+
+  static KeyState newState(Rule rule, List<Window> windows) {
+    return switch (rule.algorithm()) {
+      case SLIDING_LOG -> new SlidingLogState(windows);
+      case SLIDING_WINDOW -> new SlidingWindowState(windows, rule.precision());
+      case FIXED_WINDOW -> new FixedWindowState(windows);
+      case TOKEN_BUCKET -> new TokenBucketState(windows);
+      case LEAKY_BUCKET -> new LeakyBucketState(windows, rule.maxWait().toNanos() / 1000);
+    };
+  }
+
+  /** The state of the item's key, created if absent; null when the store is full. */
+  private KeyState state(ResolvedItem item) {
+    Table t = table(item.rule());
+    KeyState s = t.keys.get(item.key());
+    if (s != null) {
+      return s;
+    }
+    if (keyCount.get() >= maxKeys) {
+      cleanUp();
+      if (keyCount.get() >= maxKeys) {
+        return null;
+      }
+    }
+    KeyState created = newState(item.rule(), item.windows());
+    KeyState prior = t.keys.putIfAbsent(item.key(), created);
+    if (prior != null) {
+      return prior;
+    }
+    keyCount.incrementAndGet();
+    return created;
+  }
+
+  @Override
+  public CompletionStage<List<ItemDecision>> decide(Batch batch) {
+    return CompletableFuture.completedFuture(decideSync(batch));
+  }
+
+  @Override
+  public boolean isLocal() {
+    return true;
+  }
+
+  @Override
+  public List<ItemDecision> decideSync(Batch batch) {
+    List<ItemDecision> out = batch.items().size() == 1 ? decideOne(batch) : decideMany(batch);
+    maybeSweep();
+    return out;
+  }
+
+  private long now(Batch batch) {
+    return batch.hasExplicitTime() ? batch.timeMicros() : ticker.nowMicros();
+  }
+
+  private List<ItemDecision> decideOne(Batch batch) {
+    ResolvedItem item = batch.items().get(0);
+    long requested = now(batch);
+    while (true) {
+      KeyState s = state(item);
+      if (s == null) {
+        return List.of(full(item));
+      }
+      synchronized (s) {
+        if (s.dead) {
+          continue; // evicted between lookup and lock: look it up again
+        }
+        long now = s.clamp(requested);
+        Eval e = new Eval(s.windows());
+        s.evaluate(now, item.cost(), e);
+        if (e.fits && item.cost() > 0) {
+          s.commit(now, item.cost(), e);
+        }
+        return List.of(report(item, s, now, e));
+      }
+    }
+  }
+
+  private List<ItemDecision> decideMany(Batch batch) {
+    List<ResolvedItem> items = batch.items();
+    int n = items.size();
+    long requested = now(batch);
+    while (true) {
+      KeyState[] states = new KeyState[n];
+      boolean full = false;
+      for (int i = 0; i < n; i++) {
+        states[i] = state(items.get(i));
+        full |= states[i] == null;
+      }
+      if (full) {
+        return fullBatch(items, states);
+      }
+      KeyState[] lockOrder = states.clone();
+      Arrays.sort(lockOrder, Comparator.comparingLong(s -> s.order));
+      List<ItemDecision> result = lockAll(lockOrder, 0, () -> decideLocked(items, states, requested));
+      if (result != null) {
+        return result;
+      }
+    }
+  }
+
+  private interface Locked {
+    List<ItemDecision> run();
+  }
+
+  /** Locks states[from..] in order, then runs the body; null if any state turned out dead. */
+  private static List<ItemDecision> lockAll(KeyState[] states, int from, Locked body) {
+    if (from == states.length) {
+      for (KeyState s : states) {
+        if (s.dead) {
+          return null;
+        }
+      }
+      return body.run();
+    }
+    synchronized (states[from]) {
+      return lockAll(states, from + 1, body);
+    }
+  }
+
+  /** Called with every state locked: evaluate all, commit all or none, then report. */
+  private static List<ItemDecision> decideLocked(List<ResolvedItem> items, KeyState[] states, long requested) {
+    int n = items.size();
+    Eval[] evals = new Eval[n];
+    long[] nows = new long[n];
+    boolean enforcedFit = true;
+    for (int i = 0; i < n; i++) {
+      nows[i] = states[i].clamp(requested);
+      evals[i] = new Eval(states[i].windows());
+      states[i].evaluate(nows[i], items.get(i).cost(), evals[i]);
+      if (!evals[i].fits && !items.get(i).rule().shadow()) {
+        enforcedFit = false;
+      }
+    }
+    if (enforcedFit) {
+      for (int i = 0; i < n; i++) {
+        if (evals[i].fits && items.get(i).cost() > 0) {
+          states[i].commit(nows[i], items.get(i).cost(), evals[i]);
+        }
+      }
+    }
+    ItemDecision[] out = new ItemDecision[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = report(items.get(i), states[i], nows[i], evals[i]);
+    }
+    return Arrays.asList(out);
+  }
+
+  private static ItemDecision report(ResolvedItem item, KeyState s, long now, Eval e) {
+    int w = s.windows();
+    WindowState[] ws = new WindowState[w];
+    for (int i = 0; i < w; i++) {
+      ws[i] = s.report(now, i, e);
+    }
+    long wait = e.fits ? KeyState.ceilMillis(e.startMicros - now) : 0;
+    return new ItemDecision(item.rule().name(), item.key(), item.cost(), e.fits, e.reason, wait,
+        Arrays.asList(ws), item.rule().shadow());
+  }
+
+  private static ItemDecision full(ResolvedItem item) {
+    List<WindowState> ws = new ArrayList<>();
+    for (Window w : item.windows()) {
+      ws.add(new WindowState(w.limit(), w.periodMillis(), 0, 0, 0, true));
+    }
+    return new ItemDecision(item.rule().name(), item.key(), item.cost(), false, DenyReason.STORE_FULL, 0, ws,
+        item.rule().shadow());
+  }
+
+  /** The store is full for some new key: nothing is consumed; held keys report their state. */
+  private List<ItemDecision> fullBatch(List<ResolvedItem> items, KeyState[] states) {
+    List<ItemDecision> out = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      ResolvedItem item = items.get(i);
+      if (states[i] == null) {
+        out.add(full(item));
+        continue;
+      }
+      KeyState s = states[i];
+      synchronized (s) {
+        long now = s.clamp(ticker.nowMicros());
+        Eval e = new Eval(s.windows());
+        s.evaluate(now, item.cost(), e);
+        out.add(report(item, s, now, e));
+      }
+    }
+    return out;
+  }
+
+  private void maybeSweep() {
+    if ((ThreadLocalRandom.current().nextInt() & 1023) != 0) {
+      return;
+    }
+    if (ticker.nowMicros() - lastSweep >= SWEEP_INTERVAL_MICROS) {
+      cleanUp();
+    }
+  }
+
+  /**
+   * Drops every key whose windows are all empty now. Runs on the calling thread; returns at once
+   * if another thread is already sweeping.
+   */
+  public void cleanUp() {
+    cleanUp(ticker.nowMicros());
+  }
+
+  /** {@link #cleanUp()} as of an explicit time (replay clocks). */
+  public void cleanUp(long nowMicros) {
+    if (!sweeping.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      for (Table t : tables.values()) {
+        for (Map.Entry<String, KeyState> en : t.keys.entrySet()) {
+          KeyState s = en.getValue();
+          synchronized (s) {
+            if (!s.dead && s.idle(Math.max(nowMicros, s.lastSeen))) {
+              s.dead = true;
+              if (t.keys.remove(en.getKey(), s)) {
+                keyCount.decrementAndGet();
+              }
+            }
+          }
+        }
+      }
+      lastSweep = nowMicros;
+    } finally {
+      sweeping.set(false);
+    }
+  }
+
+  /** Keys currently held. */
+  public long size() {
+    return keyCount.get();
+  }
+
+  @Override
+  public CompletionStage<Void> reset(String rule, String key) {
+    Table t = tables.get(rule);
+    if (t != null) {
+      KeyState s = t.keys.get(key);
+      if (s != null) {
+        synchronized (s) {
+          if (!s.dead) {
+            s.dead = true;
+            if (t.keys.remove(key, s)) {
+              keyCount.decrementAndGet();
+            }
+          }
+        }
+      }
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public void rulesChanged(RuleSet before, RuleSet after) {
+    for (Table t : tables.values()) {
+      Rule now = after.get(t.rule.name());
+      if (now == null || !now.equals(t.rule)) {
+        if (tables.remove(t.rule.name(), t)) {
+          keyCount.addAndGet(-t.keys.size());
+        }
+      }
+    }
+  }
+
+  @Override
+  public CompletionStage<Boolean> ping() {
+    return CompletableFuture.completedFuture(true);
+  }
+
+  @Override
+  public String describe() {
+    return "memory";
+  }
+
+  @Override
+  public void close() {
+    tables.clear();
+    keyCount.set(0);
+  }
+
+  /** Builds a {@link MemoryStore}. */
+  public static final class Builder {
+    private Ticker ticker = Ticker.system();
+    private long maxKeys = 1_000_000;
+
+    private Builder() {}
+
+    public Builder ticker(Ticker t) {
+      this.ticker = java.util.Objects.requireNonNull(t, "ticker");
+      return this;
+    }
+
+    /** @throws IllegalArgumentException if {@code n < 1} */
+    public Builder maxKeys(long n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxKeys must be >= 1, was " + n);
+      }
+      this.maxKeys = n;
+      return this;
+    }
+
+    public MemoryStore build() {
+      return new MemoryStore(this);
+    }
+  }
+
+  static {
+    // Every algorithm must have a state class; a new enum constant fails the switch at compile time.
+    assert Algorithm.values().length == 5;
+  }
+}

@@ -1,0 +1,123 @@
+package dev.sluice.memory;
+
+import dev.sluice.DenyReason;
+import dev.sluice.Window;
+import java.util.List;
+
+/**
+ * Exact rolling windows from one log of admitted units shared by all windows of the key. The log
+ * is a ring of unit timestamps, newest last, holding at most the largest limit: a window (L, P)
+ * has room for cost c exactly when its (L−c+1)-th most recent unit is older than now − P, which
+ * is one array read. The ring grows with use, so a key costs 8 bytes per unit admitted within
+ * its longest window.
+ */
+final class SlidingLogState extends KeyState {
+  private final int capacity;
+  private long[] ring;
+  private int head; // next write position
+  private int size;
+
+  SlidingLogState(List<Window> windows) {
+    super(windows);
+    long max = 0;
+    for (long l : limits) {
+      max = Math.max(max, l);
+    }
+    if (max > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("sliding_log supports limits up to " + (Integer.MAX_VALUE - 8));
+    }
+    capacity = (int) max;
+    ring = new long[Math.min(capacity, 8)];
+  }
+
+  /** The k-th most recent unit's timestamp, 1 ≤ k ≤ size. */
+  private long recent(int k) {
+    int idx = head - k;
+    if (idx < 0) {
+      idx += ring.length;
+    }
+    return ring[idx];
+  }
+
+  @Override
+  void evaluate(long now, long cost, Eval e) {
+    e.fits = true;
+    e.startMicros = now;
+    if (costTooLarge(cost, e)) {
+      return;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      long k = limits[i] - cost + 1; // the unit that must have left the window
+      if (k <= size) {
+        long ts = recent((int) k);
+        long expires = ts + periods[i];
+        if (expires > now) {
+          e.exceeded[i] = true;
+          e.retryMicros[i] = expires - now;
+          e.fits = false;
+          e.reason = DenyReason.LIMIT_EXCEEDED;
+        }
+      }
+    }
+  }
+
+  @Override
+  void commit(long now, long cost, Eval e) {
+    for (long u = 0; u < cost; u++) {
+      if (size == ring.length && ring.length < capacity) {
+        grow();
+      }
+      ring[head] = now;
+      head = head + 1 == ring.length ? 0 : head + 1;
+      if (size < ring.length) {
+        size++;
+      }
+    }
+  }
+
+  private void grow() {
+    int n = (int) Math.min(capacity, Math.max(8L, (long) ring.length * 2));
+    long[] next = new long[n];
+    // copy oldest..newest to 0..size-1
+    for (int k = size; k >= 1; k--) {
+      next[size - k] = recent(k);
+    }
+    ring = next;
+    head = size == n ? 0 : size;
+  }
+
+  /** Units admitted in (now − P, now] for window i: binary search over the newest min(size, L). */
+  private long inWindow(long now, int i) {
+    long floor = now - periods[i];
+    int lo = 0;
+    int hi = (int) Math.min(size, limits[i]);
+    // invariant: the lo most recent are inside; units beyond hi are not counted
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (recent(mid) > floor) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  @Override
+  long remaining(long now, int i) {
+    return limits[i] - inWindow(now, i);
+  }
+
+  @Override
+  long resetMicros(long now, int i) {
+    if (size == 0) {
+      return 0;
+    }
+    return Math.max(0, recent(1) + periods[i] - now);
+  }
+
+  @Override
+  boolean idle(long now) {
+    return size == 0 || recent(1) + longestPeriod <= now;
+  }
+}

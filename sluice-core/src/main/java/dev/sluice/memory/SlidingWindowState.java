@@ -1,0 +1,123 @@
+package dev.sluice.memory;
+
+import dev.sluice.DenyReason;
+import dev.sluice.Window;
+import java.util.List;
+
+/**
+ * Rolling windows from sub-bucket counters. Window (L, P) with precision B has buckets of width
+ * w = ⌈P/B⌉ aligned to the epoch, and counts the n+1 most recent buckets, n = ⌈P/w⌉. Those
+ * buckets cover all of (now − P, now], so the count never misses an admission: the algorithm
+ * never admits more than the exact log would. Its error is the other way: an admission is held
+ * for up to one bucket width (P/B) longer than the exact log holds it.
+ */
+final class SlidingWindowState extends KeyState {
+  private final long[] width;
+  private final int[] buckets; // n per window
+  private final int[] base; // offset of window i's slots
+  private final long[] slotIndex;
+  private final long[] slotCount;
+
+  SlidingWindowState(List<Window> windows, int precision) {
+    super(windows);
+    int n = limits.length;
+    width = new long[n];
+    buckets = new int[n];
+    base = new int[n];
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+      width[i] = Math.max(1, (periods[i] + precision - 1) / precision);
+      buckets[i] = (int) ((periods[i] + width[i] - 1) / width[i]);
+      base[i] = total;
+      total += buckets[i] + 1;
+    }
+    slotIndex = new long[total];
+    slotCount = new long[total];
+    java.util.Arrays.fill(slotIndex, Long.MIN_VALUE);
+  }
+
+  private int slot(int i, long bucket) {
+    return base[i] + (int) Math.floorMod(bucket, (long) buckets[i] + 1);
+  }
+
+  /** Count of bucket j of window i, 0 if its slot holds another bucket. */
+  private long bucketCount(int i, long j) {
+    int s = slot(i, j);
+    return slotIndex[s] == j ? slotCount[s] : 0;
+  }
+
+  private long sum(long now, int i) {
+    long cur = Math.floorDiv(now, width[i]);
+    long total = 0;
+    for (long j = cur - buckets[i]; j <= cur; j++) {
+      total += bucketCount(i, j);
+    }
+    return total;
+  }
+
+  @Override
+  void evaluate(long now, long cost, Eval e) {
+    e.fits = true;
+    e.startMicros = now;
+    if (costTooLarge(cost, e)) {
+      return;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      long used = sum(now, i);
+      if (used + cost > limits[i]) {
+        e.exceeded[i] = true;
+        e.fits = false;
+        e.reason = DenyReason.LIMIT_EXCEEDED;
+        // Oldest buckets leave first: bucket j stops counting at (j + n + 1) * w.
+        long cur = Math.floorDiv(now, width[i]);
+        long freed = 0;
+        for (long j = cur - buckets[i]; j <= cur; j++) {
+          freed += bucketCount(i, j);
+          if (used - freed + cost <= limits[i]) {
+            e.retryMicros[i] = (j + buckets[i] + 1) * width[i] - now;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  @Override
+  void commit(long now, long cost, Eval e) {
+    for (int i = 0; i < limits.length; i++) {
+      long cur = Math.floorDiv(now, width[i]);
+      int s = slot(i, cur);
+      if (slotIndex[s] != cur) {
+        slotIndex[s] = cur;
+        slotCount[s] = 0;
+      }
+      slotCount[s] += cost;
+    }
+  }
+
+  @Override
+  long remaining(long now, int i) {
+    return limits[i] - sum(now, i);
+  }
+
+  @Override
+  long resetMicros(long now, int i) {
+    long cur = Math.floorDiv(now, width[i]);
+    for (long j = cur; j >= cur - buckets[i]; j--) {
+      if (bucketCount(i, j) > 0) {
+        return (j + buckets[i] + 1) * width[i] - now;
+      }
+    }
+    return 0;
+  }
+
+  @Override
+  boolean idle(long now) {
+    for (int i = 0; i < limits.length; i++) {
+      if (sum(now, i) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

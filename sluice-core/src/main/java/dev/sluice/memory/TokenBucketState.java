@@ -1,0 +1,78 @@
+package dev.sluice.memory;
+
+import dev.sluice.DenyReason;
+import dev.sluice.Window;
+import java.util.List;
+
+/**
+ * GCRA, one theoretical arrival time (TAT) per window. The emission interval is T = ⌈P/L⌉
+ * microseconds (rounded up, so the refill rate never exceeds L/P) and the burst tolerance is
+ * L·T: an empty bucket holds L units. Cost c fits when max(TAT, now) + c·T − now ≤ L·T.
+ */
+final class TokenBucketState extends KeyState {
+  private final long[] interval;
+  private final long[] tat;
+
+  TokenBucketState(List<Window> windows) {
+    super(windows);
+    interval = new long[limits.length];
+    tat = new long[limits.length];
+    for (int i = 0; i < limits.length; i++) {
+      interval[i] = emissionInterval(limits[i], periods[i]);
+      tat[i] = Long.MIN_VALUE;
+    }
+  }
+
+  static long emissionInterval(long limit, long period) {
+    return Math.max(1, (period + limit - 1) / limit);
+  }
+
+  @Override
+  void evaluate(long now, long cost, Eval e) {
+    e.fits = true;
+    e.startMicros = now;
+    if (costTooLarge(cost, e)) {
+      return;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      long excess = Math.max(tat[i], now) + cost * interval[i] - now - limits[i] * interval[i];
+      if (excess > 0) {
+        e.exceeded[i] = true;
+        e.retryMicros[i] = excess;
+        e.fits = false;
+        e.reason = DenyReason.LIMIT_EXCEEDED;
+      }
+    }
+  }
+
+  @Override
+  void commit(long now, long cost, Eval e) {
+    if (cost == 0) {
+      return;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      tat[i] = Math.max(tat[i], now) + cost * interval[i];
+    }
+  }
+
+  @Override
+  long remaining(long now, int i) {
+    long backlog = Math.max(0, tat[i] - now);
+    return limits[i] - (backlog + interval[i] - 1) / interval[i];
+  }
+
+  @Override
+  long resetMicros(long now, int i) {
+    return Math.max(0, tat[i] - now);
+  }
+
+  @Override
+  boolean idle(long now) {
+    for (long t : tat) {
+      if (t > now) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,48 @@
+package dev.sluice.spi;
+
+import dev.sluice.ItemDecision;
+import dev.sluice.RuleSet;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where limiter state lives and where decisions are made atomically. Implementations: the
+ * memory store in {@code sluice-core}, the Redis store in {@code sluice-redis}.
+ */
+public interface Store extends AutoCloseable {
+
+  /**
+   * Decides {@code batch} atomically on the store's clock (or the batch's explicit time) and
+   * returns one decision per item, in order. {@link ItemDecision#allowed()} tells whether the
+   * item fits; consumption happened only if every non-shadow item fits.
+   */
+  CompletionStage<List<ItemDecision>> decide(Batch batch);
+
+  /** The same as {@link #decide}, waiting for the answer. Synchronous stores override it. */
+  default List<ItemDecision> decideSync(Batch batch) {
+    return decide(batch).toCompletableFuture().join();
+  }
+
+  /** Whether {@link #decideSync} answers without I/O, so no timeout applies. */
+  default boolean isLocal() {
+    return false;
+  }
+
+  /** Forgets the state of {@code key} under the rule named {@code rule}. */
+  CompletionStage<Void> reset(String rule, String key);
+
+  /**
+   * Told when the rules in force change: state of rules that changed or disappeared must not be
+   * used for their new definition.
+   */
+  default void rulesChanged(RuleSet before, RuleSet after) {}
+
+  /** Whether the store is reachable. */
+  CompletionStage<Boolean> ping();
+
+  /** A description for logs; never contains a password. */
+  String describe();
+
+  @Override
+  void close();
+}
