@@ -2,6 +2,7 @@
 # Runs the in-process acquire benchmarks recorded in docs/benchmarks.md and writes JMH's JSON
 # results to the directory given (default: sluice-bench/target/jmh). Build first:
 #   ./mvnw -q -pl sluice-bench -am package -DskipTests
+# JAR=path overrides the jar (e.g. a copy, so that rebuilding does not disturb a run).
 # Usage: sluice-bench/scripts/jmh-all.sh [OUT_DIR] [THREADS...]   (threads default: 1 2 4)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,7 +11,7 @@ shift || true
 threads=("$@")
 [ ${#threads[@]} -gt 0 ] || threads=(1 2 4)
 mkdir -p "$out"
-jar=sluice-bench/target/sluice-bench.jar
+jar=${JAR:-sluice-bench/target/sluice-bench.jar}
 opts=(-f 1 -wi 4 -w 1s -i 5 -r 1s)
 for t in "${threads[@]}"; do
   if [ "$t" = 1 ]; then
