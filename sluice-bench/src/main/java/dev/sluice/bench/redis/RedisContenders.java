@@ -22,7 +22,7 @@ public final class RedisContenders {
   }
 
   /** redis-benchmark invocations of the scripts of those of {@code contenders} that have one. */
-  static List<RedisRun.Ceiling> ceilings(List<String> contenders, String uri) {
+  static List<RedisRun.Ceiling> ceilings(List<String> contenders, String uri, int port) {
     return List.of();
   }
 
