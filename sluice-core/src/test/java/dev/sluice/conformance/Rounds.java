@@ -16,8 +16,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.function.IntToLongFunction;
+import java.util.function.LongConsumer;
 import java.util.stream.Collectors;
 
 /**
@@ -41,7 +43,15 @@ public final class Rounds {
    */
   public static List<Call> run(RateLimiter limiter, String rule, int threads, int rounds, int perThread,
       IntFunction<String> keys, IntToLongFunction timeOfRound) throws InterruptedException {
-    CyclicBarrier barrier = new CyclicBarrier(threads);
+    return run(limiter, rule, threads, rounds, perThread, keys, timeOfRound, t -> {});
+  }
+
+  /** {@link #run} telling {@code roundStarts} each round's time just before its requests are sent. */
+  public static List<Call> run(RateLimiter limiter, String rule, int threads, int rounds, int perThread,
+      IntFunction<String> keys, IntToLongFunction timeOfRound, LongConsumer roundStarts) throws InterruptedException {
+    AtomicInteger next = new AtomicInteger();
+    CyclicBarrier barrier = new CyclicBarrier(threads,
+        () -> roundStarts.accept(timeOfRound.applyAsLong(next.getAndIncrement())));
     ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
     Threads.runAll(threads, Duration.ofSeconds(60), thread -> {
       List<Call> mine = new ArrayList<>();
