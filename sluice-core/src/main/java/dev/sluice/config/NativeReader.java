@@ -101,7 +101,7 @@ final class NativeReader {
     checkFields(map, ROOT_FIELDS);
     Field limits = map.field(ROOT_KEY);
     if (limits == null) {
-      error(map.at, "missing '" + ROOT_KEY + "' (the list of rules)");
+      missing(map, ROOT_KEY, "missing '" + ROOT_KEY + "' (the list of rules)");
       return;
     }
     if (!(limits.value() instanceof ListNode list)) {
@@ -129,6 +129,40 @@ final class NativeReader {
     }
   }
 
+  /**
+   * Reports a missing required field, unless the mapping has an unknown field that is probably
+   * that one misspelt ({@code limt}): its error already says what to write.
+   */
+  private void missing(MapNode m, String field, String message) {
+    for (String name : m.fields.keySet()) {
+      if (!name.equals(field) && distance(name, field) <= 2) {
+        errorCount++;
+        return;
+      }
+    }
+    error(m.at, message);
+  }
+
+  /** Levenshtein distance, for telling a typo from a different field. */
+  static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+
   /** The rule, or null if it has errors (which are recorded). */
   private Rule readRule(Node n, int index, Map<String, ConfigLocation> names) {
     if (!(n instanceof MapNode m)) {
@@ -143,7 +177,7 @@ final class NativeReader {
     Field nameField = m.field("name");
     String label = "rule " + index;
     if (nameField == null) {
-      error(m.at, "rule " + index + " has no 'name'");
+      missing(m, "name", "rule " + index + " has no 'name'");
     } else {
       nameAt = nameField.value().at;
       name = string(nameField, "name");
@@ -176,7 +210,7 @@ final class NativeReader {
     List<ConfigLocation> windowsAt = new ArrayList<>();
     Field config = m.field("config");
     if (config == null) {
-      error(m.at, label + " has no 'config' (its list of windows, each with limit and period)");
+      missing(m, "config", label + " has no 'config' (its list of windows, each with limit and period)");
     } else {
       windows = windows(config, algorithm, windowsAt);
     }
@@ -286,14 +320,14 @@ final class NativeReader {
     Long limit = null;
     Field lf = m.field("limit");
     if (lf == null) {
-      error(m.at, "window has no 'limit'");
+      missing(m, "limit", "window has no 'limit'");
     } else {
       limit = limit(lf, algorithm);
     }
     Long period = null;
     Field pf = m.field("period");
     if (pf == null) {
-      error(m.at, "window has no 'period'");
+      missing(m, "period", "window has no 'period'");
     } else {
       period = duration(pf.value(), "period", false);
     }
@@ -410,7 +444,7 @@ final class NativeReader {
       List<ConfigLocation> keysAt = new ArrayList<>();
       Field kf = m.field("keys");
       if (kf == null) {
-        error(m.at, "override has no 'keys' (a list of keys or prefixes ending in '*')");
+        missing(m, "keys", "override has no 'keys' (a list of keys or prefixes ending in '*')");
       } else {
         keys = patterns(kf, keysAt);
       }
@@ -418,7 +452,7 @@ final class NativeReader {
       List<ConfigLocation> at = new ArrayList<>();
       Field cf = m.field("config");
       if (cf == null) {
-        error(m.at, "override has no 'config' (its list of windows)");
+        missing(m, "config", "override has no 'config' (its list of windows)");
       } else {
         windows = windows(cf, algorithm, at);
       }

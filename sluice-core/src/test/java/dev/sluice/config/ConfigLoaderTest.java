@@ -152,9 +152,17 @@ class ConfigLoaderTest {
                 period: 60
               - period: 3
                 limt: 5
+        """)).containsExactly("t.yaml:7:9: unknown field 'limt' (expected one of: limit, period)");
+    // A missing field is reported on its own only when no unknown field looks like its misspelling.
+    assertThat(errors("""
+        limits:
+          - name: a
+            config:
+              - period: 3
+                colour: red
         """)).containsExactly(
-        "t.yaml:6:9: window has no 'limit'",
-        "t.yaml:7:9: unknown field 'limt' (expected one of: limit, period)");
+        "t.yaml:4:9: window has no 'limit'",
+        "t.yaml:5:9: unknown field 'colour' (expected one of: limit, period)");
     assertThat(errors("""
         limits:
           - name: a
