@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
  * The {@code sluice} command. Exit codes: 0 success; 1 warnings only (check-config); 2 errors in
  * what the user gave (configuration, trace, options); 70 an internal error.
  */
+// Subcommands are listed in the annotation; the service's `serve` joins them there.
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Transactional multi-window rate limiting.",
     subcommands = {CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class, HelpCommand.class})

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Reads a trace: JSON objects, one per line, {@code {"t":ms,"rule":"…","key":"…","cost":1}} or
@@ -24,8 +25,12 @@ final class TraceReader {
       .build();
   private static final String FIELDS = "t, rule, key, cost, items";
   private static final long MAX_T = Long.MAX_VALUE / 1000;
+  /** Jackson's "[Source: …; line: 1, column: 1]" inside a message. */
+  private static final Pattern SOURCE = Pattern.compile("\\[Source: [^;]*; line: (\\d+), column: (\\d+)]");
 
   private final String name;
+  /** The line of the object being read, 0 between objects. */
+  private long objectLine;
 
   /** @param name the trace's name in messages: its file, or {@code <stdin>} */
   TraceReader(String name) {
@@ -41,13 +46,16 @@ final class TraceReader {
           throw fail(line, "expected a JSON object such as {\"t\":0,\"rule\":\"…\",\"key\":\"…\"}, found "
               + shown(p, token));
         }
+        objectLine = line;
         readRequest(p, line, sink);
+        objectLine = 0;
       }
     } catch (StreamReadException e) {
+      // A line cut short is only noticed on the next line or at the end of input: blame the line
+      // where the object began.
       JsonLocation l = e.getLocation();
-      String message = e.getOriginalMessage();
-      int nl = message.indexOf('\n');
-      throw fail(l == null ? 0 : l.getLineNr(), "not valid JSON: " + (nl < 0 ? message : message.substring(0, nl)));
+      long line = objectLine > 0 ? objectLine : l == null ? 0 : l.getLineNr();
+      throw fail(line, "not valid JSON: " + jacksonMessage(e));
     } catch (IOException e) {
       throw new CliException("cannot read the trace " + name + ": " + e.getMessage());
     }
@@ -142,6 +150,15 @@ final class TraceReader {
           : "") + ", found " + n);
     }
     return n;
+  }
+
+  private static String jacksonMessage(StreamReadException e) {
+    String message = e.getOriginalMessage();
+    int nl = message.indexOf('\n');
+    if (nl >= 0) {
+      message = message.substring(0, nl);
+    }
+    return SOURCE.matcher(message).replaceAll("line $1, column $2");
   }
 
   private static String shown(JsonParser p, JsonToken token) throws IOException {

@@ -146,8 +146,16 @@ class ReplayCommandTest {
         + "{\"t\":1,\"rule\":\"auth.createToken\",\"key\":\"a\"\n");
     Run r = run("replay", "--config", config(), "--trace", trace);
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.errLines()).singleElement().asString().startsWith(trace + ":4: not valid JSON: ");
+    assertThat(r.errLines()).containsExactly(trace + ":3: not valid JSON: Unexpected end-of-input: expected close "
+        + "marker for Object (start marker at line 3, column 1)");
     assertThat(r.outLines()).hasSize(1); // the line before the mistake was decided; no summary
+
+    trace = write("u.jsonl", "{\"t\":0,\"rule\":\"auth.createToken\",\"key\":\"a\"\n"
+        + "{\"t\":1,\"rule\":\"auth.createToken\",\"key\":\"a\"}\n");
+    r = run("replay", "--config", config(), "--trace", trace);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.errLines()).singleElement().asString().startsWith(trace + ":1: not valid JSON: ");
+    assertThat(r.out()).isEmpty();
   }
 
   @Test
