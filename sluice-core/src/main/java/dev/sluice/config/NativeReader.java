@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -39,6 +40,8 @@ final class NativeReader {
   static final long MAX_LIMIT = 1_000_000_000_000_000L;
   /** The exact log keeps one entry per unit in an array. */
   static final long MAX_SLIDING_LOG_LIMIT = Integer.MAX_VALUE - 8;
+
+  private static final Pattern PLAIN_INTEGER = Pattern.compile("[-+]?(0|[1-9][0-9_]*)");
 
   private final String file;
   private final List<ConfigProblem> errors = new ArrayList<>();
@@ -343,6 +346,9 @@ final class NativeReader {
       error(v.at, "limit must be a whole number ≥ 1, found " + v.describe());
       return null;
     }
+    if (!decimal(s, "limit")) {
+      return null;
+    }
     if (s.number.signum() <= 0) {
       error(v.at, "limit must be ≥ 1, found " + s.text);
       return null;
@@ -369,6 +375,9 @@ final class NativeReader {
           error(v.at, what + " must be finite, found " + s.text);
           return null;
         }
+        if (s.token == JsonToken.VALUE_NUMBER_INT && !decimal(s, what)) {
+          return null;
+        }
         micros = Durations.ofSeconds(s.number, what);
       } else if (v instanceof ScalarNode s && s.isString()) {
         micros = Durations.parse(s.text, what);
@@ -393,11 +402,27 @@ final class NativeReader {
       error(v.at, "precision must be a whole number from 1 to 1000, found " + v.describe());
       return null;
     }
+    if (!decimal(s, "precision")) {
+      return null;
+    }
     if (s.number.compareTo(BigDecimal.ONE) < 0 || s.number.compareTo(BigDecimal.valueOf(1000)) > 0) {
       error(v.at, "precision must be from 1 to 1000, found " + s.text);
       return null;
     }
     return s.number.intValueExact();
+  }
+
+  /**
+   * Whether an integer is written in plain decimal. YAML 1.1 reads {@code 020} as octal 16 and
+   * {@code 0x10} as hexadecimal: a limit written that way is almost surely a mistake.
+   */
+  private boolean decimal(ScalarNode s, String what) {
+    if (PLAIN_INTEGER.matcher(s.text).matches()) {
+      return true;
+    }
+    error(s.at, what + " must be written in decimal digits, found " + s.text + " (YAML would read it as "
+        + s.number.toPlainString() + ")");
+    return false;
   }
 
   private Boolean bool(Field f) {

@@ -219,6 +219,23 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void integersMustBeWrittenInDecimal() throws Exception {
+    assertThat(errors("""
+        limits:
+          - name: a
+            config:
+              - {limit: 020, period: 1}
+              - {limit: 0x10, period: 1}
+              - {limit: 1, period: 010}
+        """)).containsExactly(
+        "t.yaml:4:17: limit must be written in decimal digits, found 020 (YAML would read it as 16)",
+        "t.yaml:5:17: limit must be written in decimal digits, found 0x10 (YAML would read it as 16)",
+        "t.yaml:6:28: period must be written in decimal digits, found 010 (YAML would read it as 8)");
+    assertThat(parse("limits:\n  - name: a\n    config: [{limit: 1_000, period: +5}]\n").rules().get("a").windows())
+        .containsExactly(Window.perSeconds(1000, 5));
+  }
+
+  @Test
   void slidingLogLimitsAreBoundedByItsLogButOtherAlgorithmsAreNot() throws Exception {
     assertThat(errors("""
         limits:
