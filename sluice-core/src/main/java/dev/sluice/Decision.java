@@ -9,7 +9,7 @@ import java.util.List;
  * @param retryAfterMs the largest {@code retryAfterMs} over denying items' windows (0 when
  *     allowed; {@link WindowState#NEVER} if some cost can never fit)
  * @param waitMs how long an admitted request must wait before proceeding (shaping rules), the
- *     largest over its items
+ *     largest over its enforced items
  * @param items one decision per item, in request order
  * @param degraded whether the store failed and a rule's failure mode decided instead
  */
@@ -21,7 +21,8 @@ public record Decision(boolean allowed, long retryAfterMs, long waitMs, List<Ite
 
   /**
    * Builds the request-level decision from its items: allowed iff every non-shadow item is; retry
-   * after is the largest over denying enforced items; wait is the largest over items.
+   * after is the largest over denying enforced items; wait is the largest over enforced items (a
+   * shadow rule reports the wait it would impose, and imposes none).
    */
   public static Decision of(List<ItemDecision> items, boolean degraded) {
     boolean allowed = true;
@@ -38,7 +39,9 @@ public record Decision(boolean allowed, long retryAfterMs, long waitMs, List<Ite
           retry = Math.max(retry, r);
         }
       }
-      wait = Math.max(wait, d.waitMs());
+      if (!d.shadow()) {
+        wait = Math.max(wait, d.waitMs());
+      }
     }
     if (!allowed) {
       return new Decision(false, never ? WindowState.NEVER : retry, 0, items, degraded);

@@ -92,6 +92,14 @@ abstract class KeyState {
         retry < 0 ? WindowState.NEVER : ceilMillis(retry), ceilMillis(resetMicros(now, i)), e.exceeded[i]);
   }
 
+  /**
+   * How far {@code t} lies after {@code now}, 0 if not after. States start their schedules at
+   * {@link Long#MIN_VALUE} ("never"), and {@code t - now} would overflow for them.
+   */
+  static long ahead(long t, long now) {
+    return t > now ? t - now : 0;
+  }
+
   static long ceilMillis(long micros) {
     return micros <= 0 ? 0 : (micros + 999) / 1000;
   }

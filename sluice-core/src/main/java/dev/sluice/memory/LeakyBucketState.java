@@ -38,7 +38,7 @@ final class LeakyBucketState extends KeyState {
       return;
     }
     for (int i = 0; i < limits.length; i++) {
-      long over = next[i] - now - maxWait;
+      long over = ahead(next[i], now) - maxWait;
       if (over > 0) {
         e.exceeded[i] = true;
         e.retryMicros[i] = over;
@@ -60,7 +60,7 @@ final class LeakyBucketState extends KeyState {
 
   @Override
   long remaining(long now, int i) {
-    long queued = Math.max(0, next[i] - now);
+    long queued = ahead(next[i], now);
     if (queued > maxWait) {
       return 0;
     }
@@ -69,7 +69,7 @@ final class LeakyBucketState extends KeyState {
 
   @Override
   long resetMicros(long now, int i) {
-    return Math.max(0, next[i] - now);
+    return ahead(next[i], now);
   }
 
   @Override

@@ -235,14 +235,25 @@ public final class MemoryStore implements Store {
   }
 
   private static ItemDecision report(ResolvedItem item, KeyState s, long now, Eval e) {
+    long wait = e.fits ? KeyState.ceilMillis(e.startMicros - now) : 0;
+    return new ItemDecision(item.rule().name(), item.key(), item.cost(), e.fits, e.reason, wait,
+        windowStates(s, now, e), item.rule().shadow());
+  }
+
+  /** Already immutable, so the decision keeps it without another copy; no array for 1 or 2 windows. */
+  private static List<WindowState> windowStates(KeyState s, long now, Eval e) {
     int w = s.windows();
+    if (w == 1) {
+      return List.of(s.report(now, 0, e));
+    }
+    if (w == 2) {
+      return List.of(s.report(now, 0, e), s.report(now, 1, e));
+    }
     WindowState[] ws = new WindowState[w];
     for (int i = 0; i < w; i++) {
       ws[i] = s.report(now, i, e);
     }
-    long wait = e.fits ? KeyState.ceilMillis(e.startMicros - now) : 0;
-    return new ItemDecision(item.rule().name(), item.key(), item.cost(), e.fits, e.reason, wait,
-        Arrays.asList(ws), item.rule().shadow());
+    return List.of(ws);
   }
 
   private static ItemDecision full(ResolvedItem item) {

@@ -64,7 +64,9 @@ final class SlidingLogState extends KeyState {
   @Override
   void commit(long now, long cost, Eval e) {
     for (long u = 0; u < cost; u++) {
-      if (size == ring.length && ring.length < capacity) {
+      // A full ring whose oldest unit has left every window overwrites it instead of growing:
+      // that unit can no longer deny or count anything, so memory follows recent use, not all use.
+      if (size == ring.length && ring.length < capacity && recent(size) + longestPeriod > now) {
         grow();
       }
       ring[head] = now;

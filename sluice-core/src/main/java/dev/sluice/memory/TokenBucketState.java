@@ -57,13 +57,13 @@ final class TokenBucketState extends KeyState {
 
   @Override
   long remaining(long now, int i) {
-    long backlog = Math.max(0, tat[i] - now);
+    long backlog = ahead(tat[i], now);
     return limits[i] - (backlog + interval[i] - 1) / interval[i];
   }
 
   @Override
   long resetMicros(long now, int i) {
-    return Math.max(0, tat[i] - now);
+    return ahead(tat[i], now);
   }
 
   @Override

@@ -1,0 +1,166 @@
+package dev.sluice.config;
+
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Loads the native YAML configuration:
+ *
+ * <pre>{@code
+ * limits:
+ *   - name: auth.createToken
+ *     config:
+ *       - limit: 20
+ *         period: 60
+ *       - limit: 5
+ *         period: 3
+ * }</pre>
+ *
+ * <p>A path is a file, or a directory whose {@code *.yaml} and {@code *.yml} files (not hidden,
+ * not in subdirectories) are read in name order and form one configuration. Every problem in every
+ * file is reported, with file, line and column, in one {@link ConfigException}; a configuration
+ * with any error loads nothing. Lint warnings come with a configuration that loaded.
+ *
+ * <p>Other formats (the service reads Envoy's, whose files have a top-level {@code domain}) are
+ * told apart by {@link #topLevelKeys}; {@link #files} and {@link #merge} let a caller mix them.
+ */
+public final class ConfigLoader {
+  /** The top-level key of a native configuration file. */
+  public static final String NATIVE_KEY = NativeReader.ROOT_KEY;
+
+  private ConfigLoader() {}
+
+  /** Loads a native configuration file, or a directory of them. */
+  public static LoadedConfig load(Path path) throws ConfigException {
+    List<LoadedConfig> parts = new ArrayList<>();
+    List<ConfigProblem> problems = new ArrayList<>();
+    for (Path file : files(path)) {
+      try {
+        parts.add(parse(read(file), file.toString()));
+      } catch (ConfigException e) {
+        problems.addAll(e.problems());
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    return merge(parts);
+  }
+
+  /**
+   * Parses native configuration text.
+   *
+   * @param name the file name used in problems
+   */
+  public static LoadedConfig parse(String source, String name) throws ConfigException {
+    return NativeReader.read(source, name);
+  }
+
+  /**
+   * The configuration files at {@code path}: the path itself if it is a file; for a directory,
+   * its {@code *.yaml} and {@code *.yml} files in name order, skipping hidden entries (editor
+   * backups, Kubernetes' {@code ..data} links) and subdirectories.
+   *
+   * @throws ConfigException if the path does not exist, or a directory holds no such file
+   */
+  public static List<Path> files(Path path) throws ConfigException {
+    if (!Files.exists(path)) {
+      throw new ConfigException(ConfigProblem.at(ConfigLocation.of(path.toString()), "no such file or directory"));
+    }
+    if (!Files.isDirectory(path)) {
+      return List.of(path);
+    }
+    List<Path> out;
+    try (Stream<Path> s = Files.list(path)) {
+      out = s.filter(p -> {
+        String n = p.getFileName().toString();
+        return !n.startsWith(".") && (n.endsWith(".yaml") || n.endsWith(".yml")) && Files.isRegularFile(p);
+      }).sorted().toList();
+    } catch (IOException e) {
+      throw new ConfigException(ConfigProblem.at(ConfigLocation.of(path.toString()), "cannot list: " + e));
+    }
+    if (out.isEmpty()) {
+      throw new ConfigException(
+          ConfigProblem.at(ConfigLocation.of(path.toString()), "the directory holds no *.yaml or *.yml file"));
+    }
+    return out;
+  }
+
+  /** The text of {@code file}, which must be UTF-8. */
+  public static String read(Path file) throws ConfigException {
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      return YamlTree.stripBom(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString());
+    } catch (CharacterCodingException e) {
+      throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file.toString()), "not valid UTF-8"));
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file.toString()), "no such file"));
+    } catch (IOException e) {
+      throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file.toString()), "cannot read: " + e));
+    }
+  }
+
+  /**
+   * The keys of the top-level mapping of a YAML text, in order (empty if the top level is not a
+   * mapping): {@code limits} for a native file, {@code domain} for an Envoy one.
+   *
+   * @throws ConfigException if the text is not YAML
+   */
+  public static List<String> topLevelKeys(String source, String name) throws ConfigException {
+    return YamlTree.topLevelKeys(source, name);
+  }
+
+  /** Whether {@code file} is in the native format: its top-level mapping has {@code limits}. */
+  public static boolean isNative(Path file) throws ConfigException {
+    return topLevelKeys(read(file), file.toString()).contains(NATIVE_KEY);
+  }
+
+  /**
+   * One configuration from several: rules in order, warnings concatenated.
+   *
+   * @throws ConfigException if two parts define the same rule name, naming both places
+   */
+  public static LoadedConfig merge(List<LoadedConfig> parts) throws ConfigException {
+    if (parts.size() == 1) {
+      return parts.get(0);
+    }
+    List<Rule> rules = new ArrayList<>();
+    List<ConfigProblem> warnings = new ArrayList<>();
+    Map<String, ConfigLocation> origins = new LinkedHashMap<>();
+    Map<String, Rule> seen = new HashMap<>();
+    List<ConfigProblem> problems = new ArrayList<>();
+    for (LoadedConfig part : parts) {
+      for (Rule r : part.rules().rules()) {
+        ConfigLocation at = part.origin(r.name());
+        if (seen.putIfAbsent(r.name(), r) != null) {
+          ConfigLocation first = origins.get(r.name());
+          problems.add(ConfigProblem.at(at != null ? at : ConfigLocation.of("?"), "duplicate rule name '" + r.name()
+              + "' (first defined at " + (first != null ? first : "another file") + ")"));
+          continue;
+        }
+        rules.add(r);
+        if (at != null) {
+          origins.put(r.name(), at);
+        }
+      }
+      warnings.addAll(part.warnings());
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    return new LoadedConfig(RuleSet.of(rules), warnings, origins);
+  }
+}

@@ -1,0 +1,468 @@
+package dev.sluice.config;
+
+import com.fasterxml.jackson.core.JsonToken;
+import dev.sluice.Algorithm;
+import dev.sluice.FailureMode;
+import dev.sluice.KeyOverride;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Window;
+import dev.sluice.config.Node.Field;
+import dev.sluice.config.Node.ListNode;
+import dev.sluice.config.Node.MapNode;
+import dev.sluice.config.Node.ScalarNode;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Turns one native YAML file into rules. Every field is checked against a whitelist and every
+ * value against its type and range; all problems are collected, and a file with any problem
+ * yields no rules at all.
+ */
+final class NativeReader {
+  static final String ROOT_KEY = "limits";
+
+  private static final List<String> ROOT_FIELDS = List.of(ROOT_KEY);
+  private static final List<String> RULE_FIELDS =
+      List.of("name", "algorithm", "config", "precision", "max_wait", "overrides", "shadow", "failure_mode");
+  private static final List<String> WINDOW_FIELDS = List.of("limit", "period");
+  private static final List<String> OVERRIDE_FIELDS = List.of("keys", "config");
+
+  /** Beyond this, arithmetic on limits (limit × interval) could overflow. */
+  static final long MAX_LIMIT = 1_000_000_000_000_000L;
+  /** The exact log keeps one entry per unit in an array. */
+  static final long MAX_SLIDING_LOG_LIMIT = Integer.MAX_VALUE - 8;
+
+  private final String file;
+  private final List<ConfigProblem> errors = new ArrayList<>();
+  private final List<ConfigProblem> warnings = new ArrayList<>();
+  private final Map<String, ConfigLocation> origins = new LinkedHashMap<>();
+  /** Errors found, including those not listed because their place already has one. */
+  private int errorCount;
+
+  private NativeReader(String file) {
+    this.file = file;
+  }
+
+  static LoadedConfig read(String source, String file) throws ConfigException {
+    return new NativeReader(file).read(source);
+  }
+
+  private LoadedConfig read(String source) throws ConfigException {
+    Node root = YamlTree.parse(source, file, errors);
+    List<Rule> rules = new ArrayList<>();
+    if (root == null && errors.isEmpty()) {
+      error(new ConfigLocation(file, 1, 1), "the file is empty; expected a '" + ROOT_KEY + "' list of rules");
+    } else if (root != null) {
+      readRoot(root, rules);
+    }
+    if (!errors.isEmpty()) {
+      errors.sort(Comparator.comparingInt(ConfigProblem::line).thenComparingInt(ConfigProblem::column));
+      throw new ConfigException(errors);
+    }
+    warnings.sort(Comparator.comparingInt(ConfigProblem::line).thenComparingInt(ConfigProblem::column));
+    return new LoadedConfig(RuleSet.of(rules), warnings, origins);
+  }
+
+  private void error(ConfigLocation at, String message) {
+    errorCount++;
+    // One error per place: a value already reported (an alias, say) must not be reported again
+    // as the wrong type.
+    for (ConfigProblem p : errors) {
+      if (p.line() == at.line() && p.column() == at.column() && at.line() > 0) {
+        return;
+      }
+    }
+    errors.add(ConfigProblem.at(at, message));
+  }
+
+  private void warn(ConfigLocation at, String message) {
+    warnings.add(ConfigProblem.at(at, message));
+  }
+
+  private void readRoot(Node root, List<Rule> rules) {
+    if (!(root instanceof MapNode map)) {
+      error(root.at, "expected a mapping with a '" + ROOT_KEY + "' list, found " + root.describe());
+      return;
+    }
+    Field domain = map.field("domain");
+    if (domain != null && map.field(ROOT_KEY) == null) {
+      error(domain.at(), "a top-level 'domain' marks an Envoy rate limit configuration, which the sluice service "
+          + "reads; this loader reads the native format (a top-level '" + ROOT_KEY + "' list)");
+      return;
+    }
+    checkFields(map, ROOT_FIELDS);
+    Field limits = map.field(ROOT_KEY);
+    if (limits == null) {
+      error(map.at, "missing '" + ROOT_KEY + "' (the list of rules)");
+      return;
+    }
+    if (!(limits.value() instanceof ListNode list)) {
+      error(limits.value().at, "'" + ROOT_KEY + "' must be a list of rules, found " + limits.value().describe());
+      return;
+    }
+    Map<String, ConfigLocation> names = new LinkedHashMap<>();
+    for (int i = 0; i < list.items.size(); i++) {
+      Rule r = readRule(list.items.get(i), i + 1, names);
+      if (r != null) {
+        rules.add(r);
+      }
+    }
+  }
+
+  private void unknownField(Field f, List<String> expected) {
+    error(f.at(), "unknown field '" + f.name() + "' (expected one of: " + String.join(", ", expected) + ")");
+  }
+
+  private void checkFields(MapNode m, List<String> expected) {
+    for (Field f : m.fields.values()) {
+      if (!expected.contains(f.name())) {
+        unknownField(f, expected);
+      }
+    }
+  }
+
+  /** The rule, or null if it has errors (which are recorded). */
+  private Rule readRule(Node n, int index, Map<String, ConfigLocation> names) {
+    if (!(n instanceof MapNode m)) {
+      error(n.at, "rule " + index + " must be a mapping with 'name' and 'config', found " + n.describe());
+      return null;
+    }
+    int errorsBefore = errorCount;
+    checkFields(m, RULE_FIELDS);
+
+    String name = null;
+    ConfigLocation nameAt = m.at;
+    Field nameField = m.field("name");
+    String label = "rule " + index;
+    if (nameField == null) {
+      error(m.at, "rule " + index + " has no 'name'");
+    } else {
+      nameAt = nameField.value().at;
+      name = string(nameField, "name");
+      if (name != null) {
+        try {
+          Rule.builder(name);
+          label = "rule '" + name + "'";
+          ConfigLocation first = names.putIfAbsent(name, nameAt);
+          if (first != null) {
+            error(nameAt, "duplicate rule name '" + name + "' (first defined at line " + first.line() + ", column "
+                + first.column() + ")");
+          }
+        } catch (IllegalArgumentException e) {
+          error(nameAt, e.getMessage());
+          name = null;
+        }
+      }
+    }
+
+    Algorithm algorithm = Algorithm.SLIDING_LOG;
+    boolean algorithmKnown = true;
+    Field alg = m.field("algorithm");
+    if (alg != null) {
+      String text = string(alg, "algorithm");
+      algorithm = text == null ? null : parseEnum(alg, text, Algorithm.values(), Algorithm::configName);
+      algorithmKnown = algorithm != null;
+    }
+
+    List<Window> windows = null;
+    List<ConfigLocation> windowsAt = new ArrayList<>();
+    Field config = m.field("config");
+    if (config == null) {
+      error(m.at, label + " has no 'config' (its list of windows, each with limit and period)");
+    } else {
+      windows = windows(config, algorithm, windowsAt);
+    }
+
+    Integer precision = null;
+    Field prec = m.field("precision");
+    if (prec != null) {
+      if (algorithmKnown && algorithm != Algorithm.SLIDING_WINDOW) {
+        error(prec.at(), "precision applies only to sliding_window rules; " + label + " uses " + algorithm.configName());
+      } else {
+        precision = precision(prec);
+      }
+    }
+
+    Duration maxWait = null;
+    Field mw = m.field("max_wait");
+    if (mw != null) {
+      if (algorithmKnown && algorithm != Algorithm.LEAKY_BUCKET) {
+        error(mw.at(), "max_wait applies only to leaky_bucket rules; " + label + " uses " + algorithm.configName());
+      } else {
+        Long micros = duration(mw.value(), "max_wait", true);
+        maxWait = micros == null ? null : Duration.ofNanos(micros * 1000);
+      }
+    }
+
+    boolean shadow = false;
+    Field sh = m.field("shadow");
+    if (sh != null) {
+      Boolean b = bool(sh);
+      shadow = b != null && b;
+    }
+
+    FailureMode failureMode = FailureMode.OPEN;
+    Field fm = m.field("failure_mode");
+    if (fm != null) {
+      String text = string(fm, "failure_mode");
+      failureMode = text == null ? null : parseEnum(fm, text, FailureMode.values(), FailureMode::configName);
+    }
+
+    List<KeyOverride> overrides = new ArrayList<>();
+    List<List<ConfigLocation>> overrideWindowsAt = new ArrayList<>();
+    List<List<ConfigLocation>> patternsAt = new ArrayList<>();
+    Field ov = m.field("overrides");
+    if (ov != null) {
+      overrides(ov, algorithm, overrides, overrideWindowsAt, patternsAt);
+    }
+
+    if (errorCount > errorsBefore) {
+      return null;
+    }
+    Rule.Builder b = Rule.builder(name).windows(windows).algorithm(algorithm).shadow(shadow).failureMode(failureMode);
+    if (precision != null) {
+      b.precision(precision);
+    }
+    if (maxWait != null) {
+      b.maxWait(maxWait);
+    }
+    overrides.forEach(b::override);
+    Rule rule = b.build();
+    origins.put(name, nameAt);
+    lint(rule, label, windowsAt, overrideWindowsAt, patternsAt);
+    return rule;
+  }
+
+  private void lint(Rule rule, String label, List<ConfigLocation> windowsAt, List<List<ConfigLocation>> overrideWindowsAt,
+      List<List<ConfigLocation>> patternsAt) {
+    for (Lint.Finding f : Lint.windows(rule)) {
+      warn(windowsAt.get(f.window()), label + ": " + f.message());
+    }
+    for (int i = 0; i < rule.overrides().size(); i++) {
+      for (Lint.Finding f : Lint.overrideWindows(rule, i)) {
+        warn(overrideWindowsAt.get(i).get(f.window()), label + ", override " + (i + 1) + ": " + f.message());
+      }
+    }
+    for (Lint.PatternFinding f : Lint.shadowedPatterns(rule.overrides())) {
+      warn(patternsAt.get(f.override()).get(f.pattern()), label + ", override " + (f.override() + 1) + ": " + f.message());
+    }
+  }
+
+  /** A non-empty list of windows, or null after recording errors. */
+  private List<Window> windows(Field f, Algorithm algorithm, List<ConfigLocation> at) {
+    if (!(f.value() instanceof ListNode list)) {
+      error(f.value().at, "'config' must be a list of windows, each with limit and period, found " + f.value().describe());
+      return null;
+    }
+    if (list.items.isEmpty()) {
+      error(list.at, "'config' must have at least one window");
+      return null;
+    }
+    List<Window> out = new ArrayList<>();
+    boolean ok = true;
+    for (Node n : list.items) {
+      Window w = window(n, algorithm);
+      ok &= w != null;
+      out.add(w);
+      at.add(n.at);
+    }
+    return ok ? out : null;
+  }
+
+  private Window window(Node n, Algorithm algorithm) {
+    if (!(n instanceof MapNode m)) {
+      error(n.at, "a window must be a mapping with 'limit' and 'period', found " + n.describe());
+      return null;
+    }
+    checkFields(m, WINDOW_FIELDS);
+    Long limit = null;
+    Field lf = m.field("limit");
+    if (lf == null) {
+      error(m.at, "window has no 'limit'");
+    } else {
+      limit = limit(lf, algorithm);
+    }
+    Long period = null;
+    Field pf = m.field("period");
+    if (pf == null) {
+      error(m.at, "window has no 'period'");
+    } else {
+      period = duration(pf.value(), "period", false);
+    }
+    if (limit == null || period == null) {
+      return null;
+    }
+    return new Window(limit, Duration.ofNanos(period * 1000));
+  }
+
+  private Long limit(Field f, Algorithm algorithm) {
+    Node v = f.value();
+    if (!(v instanceof ScalarNode s) || s.token != JsonToken.VALUE_NUMBER_INT) {
+      error(v.at, "limit must be a whole number ≥ 1, found " + v.describe());
+      return null;
+    }
+    if (s.number.signum() <= 0) {
+      error(v.at, "limit must be ≥ 1, found " + s.text);
+      return null;
+    }
+    if (s.number.compareTo(BigDecimal.valueOf(MAX_LIMIT)) > 0) {
+      error(v.at, "limit " + s.text + " is too large; the maximum is " + MAX_LIMIT);
+      return null;
+    }
+    long limit = s.number.longValueExact();
+    if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
+      error(v.at, "limit " + limit + " is too large for sliding_log (at most " + MAX_SLIDING_LOG_LIMIT
+          + ": it keeps one entry per unit); use sliding_window or token_bucket for larger limits");
+      return null;
+    }
+    return limit;
+  }
+
+  /** A period (> 0) or a wait (≥ 0) in microseconds, or null after recording an error. */
+  private Long duration(Node v, String what, boolean zeroAllowed) {
+    long micros;
+    try {
+      if (v instanceof ScalarNode s && s.isNumber()) {
+        if (s.number == null) {
+          error(v.at, what + " must be finite, found " + s.text);
+          return null;
+        }
+        micros = Durations.ofSeconds(s.number, what);
+      } else if (v instanceof ScalarNode s && s.isString()) {
+        micros = Durations.parse(s.text, what);
+      } else {
+        error(v.at, what + " must be " + Durations.SYNTAX + ", found " + v.describe());
+        return null;
+      }
+    } catch (IllegalArgumentException e) {
+      error(v.at, e.getMessage());
+      return null;
+    }
+    if (micros < 0 || micros == 0 && !zeroAllowed) {
+      error(v.at, what + " must be " + (zeroAllowed ? "≥ 0" : "> 0") + ", found " + ((ScalarNode) v).text);
+      return null;
+    }
+    return micros;
+  }
+
+  private Integer precision(Field f) {
+    Node v = f.value();
+    if (!(v instanceof ScalarNode s) || s.token != JsonToken.VALUE_NUMBER_INT) {
+      error(v.at, "precision must be a whole number from 1 to 1000, found " + v.describe());
+      return null;
+    }
+    if (s.number.compareTo(BigDecimal.ONE) < 0 || s.number.compareTo(BigDecimal.valueOf(1000)) > 0) {
+      error(v.at, "precision must be from 1 to 1000, found " + s.text);
+      return null;
+    }
+    return s.number.intValueExact();
+  }
+
+  private Boolean bool(Field f) {
+    if (f.value() instanceof ScalarNode s && s.isBoolean()) {
+      return s.token == JsonToken.VALUE_TRUE;
+    }
+    error(f.value().at, f.name() + " must be true or false, found " + f.value().describe());
+    return null;
+  }
+
+  private String string(Field f, String what) {
+    if (f.value() instanceof ScalarNode s && s.isString()) {
+      return s.text;
+    }
+    String hint = f.value() instanceof ScalarNode s && !s.isNull() ? " (quote it: \"" + s.text + "\")" : "";
+    error(f.value().at, what + " must be a string, found " + f.value().describe() + hint);
+    return null;
+  }
+
+  private <E> E parseEnum(Field f, String text, E[] values, java.util.function.Function<E, String> name) {
+    for (E e : values) {
+      if (name.apply(e).equals(text)) {
+        return e;
+      }
+    }
+    error(f.value().at, "unknown " + f.name() + " '" + text + "' (expected one of: "
+        + Arrays.stream(values).map(name).collect(Collectors.joining(", ")) + ")");
+    return null;
+  }
+
+  private void overrides(Field f, Algorithm algorithm, List<KeyOverride> out, List<List<ConfigLocation>> windowsAt,
+      List<List<ConfigLocation>> patternsAt) {
+    if (!(f.value() instanceof ListNode list)) {
+      error(f.value().at, "overrides must be a list of {keys, config}, found " + f.value().describe());
+      return;
+    }
+    for (Node n : list.items) {
+      if (!(n instanceof MapNode m)) {
+        error(n.at, "an override must be a mapping with 'keys' and 'config', found " + n.describe());
+        continue;
+      }
+      checkFields(m, OVERRIDE_FIELDS);
+      List<String> keys = null;
+      List<ConfigLocation> keysAt = new ArrayList<>();
+      Field kf = m.field("keys");
+      if (kf == null) {
+        error(m.at, "override has no 'keys' (a list of keys or prefixes ending in '*')");
+      } else {
+        keys = patterns(kf, keysAt);
+      }
+      List<Window> windows = null;
+      List<ConfigLocation> at = new ArrayList<>();
+      Field cf = m.field("config");
+      if (cf == null) {
+        error(m.at, "override has no 'config' (its list of windows)");
+      } else {
+        windows = windows(cf, algorithm, at);
+      }
+      if (keys != null && windows != null) {
+        out.add(new KeyOverride(keys, windows));
+        windowsAt.add(at);
+        patternsAt.add(keysAt);
+      }
+    }
+  }
+
+  private List<String> patterns(Field f, List<ConfigLocation> at) {
+    if (!(f.value() instanceof ListNode list)) {
+      error(f.value().at, "keys must be a list of keys or prefixes ending in '*', found " + f.value().describe());
+      return null;
+    }
+    if (list.items.isEmpty()) {
+      error(list.at, "keys must list at least one key or prefix");
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    boolean ok = true;
+    for (Node n : list.items) {
+      if (!(n instanceof ScalarNode s) || !s.isString()) {
+        String hint = n instanceof ScalarNode s && !s.isNull() ? " (quote it: \"" + s.text + "\")" : "";
+        error(n.at, "a key pattern must be a string, found " + n.describe() + hint);
+        ok = false;
+        continue;
+      }
+      String p = s.text;
+      String prefix = p.endsWith("*") ? p.substring(0, p.length() - 1) : p;
+      if (prefix.isEmpty()) {
+        error(n.at, "key pattern '" + p + "' matches " + (p.isEmpty() ? "nothing" : "every key")
+            + "; give a key or a prefix followed by '*' (user:*)");
+        ok = false;
+      } else if (prefix.contains("*")) {
+        error(n.at, "key pattern '" + p + "' has a '*' before its end; a pattern is a key, or a prefix followed by "
+            + "one '*' at the end");
+        ok = false;
+      } else {
+        out.add(p);
+        at.add(n.at);
+      }
+    }
+    return ok ? out : null;
+  }
+}

@@ -1,0 +1,179 @@
+package dev.sluice.config;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamReadException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import dev.sluice.config.Node.Field;
+import dev.sluice.config.Node.ListNode;
+import dev.sluice.config.Node.MapNode;
+import dev.sluice.config.Node.ScalarNode;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+
+/**
+ * Reads YAML into {@link Node}s with the line and column of every key and value. Jackson's
+ * streaming parser is used rather than a tree model because the tree model forgets locations.
+ */
+final class YamlTree {
+  private static final YAMLFactory FACTORY = new YAMLFactory();
+
+  private final String file;
+  private final List<ConfigProblem> errors;
+  private YAMLParser parser;
+
+  private YamlTree(String file, List<ConfigProblem> errors) {
+    this.file = file;
+    this.errors = errors;
+  }
+
+  /**
+   * The document's root, or null if the source is empty (only comments) or not YAML; problems
+   * are added to {@code errors}.
+   */
+  static Node parse(String source, String file, List<ConfigProblem> errors) {
+    return new YamlTree(file, errors).parse(source);
+  }
+
+  /** The keys of the root mapping, in order; empty if the root is not a mapping. */
+  static List<String> topLevelKeys(String source, String file) throws ConfigException {
+    List<String> keys = new ArrayList<>();
+    try (JsonParser p = FACTORY.createParser(stripBom(source))) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return keys;
+      }
+      JsonToken t;
+      while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+        keys.add(p.currentName());
+        p.nextToken();
+        p.skipChildren();
+      }
+      return keys;
+    } catch (StreamReadException e) {
+      throw new ConfigException(syntaxProblem(file, e));
+    } catch (IOException e) {
+      throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file), "cannot read: " + e.getMessage()));
+    }
+  }
+
+  static String stripBom(String source) {
+    return source.startsWith("\uFEFF") ? source.substring(1) : source;
+  }
+
+  private Node parse(String source) {
+    try (YAMLParser p = (YAMLParser) FACTORY.createParser(stripBom(source))) {
+      parser = p;
+      JsonToken first = p.nextToken();
+      if (first == null) {
+        return null;
+      }
+      Node root = read(first);
+      if (p.nextToken() != null) {
+        error(here(), "a file may hold only one YAML document; found a second one ('---')");
+      }
+      return root;
+    } catch (StreamReadException e) {
+      errors.add(syntaxProblem(file, e));
+      return null;
+    } catch (IOException e) {
+      errors.add(ConfigProblem.at(ConfigLocation.of(file), "cannot read: " + e.getMessage()));
+      return null;
+    }
+  }
+
+  private ConfigLocation here() {
+    JsonLocation l = parser.currentTokenLocation();
+    return new ConfigLocation(file, l.getLineNr(), l.getColumnNr());
+  }
+
+  private void error(ConfigLocation at, String message) {
+    errors.add(ConfigProblem.at(at, message));
+  }
+
+  private Node read(JsonToken t) throws IOException {
+    ConfigLocation at = here();
+    switch (t) {
+      case START_OBJECT:
+        return readMap(at);
+      case START_ARRAY:
+        List<Node> items = new ArrayList<>();
+        JsonToken next;
+        while ((next = parser.nextToken()) != JsonToken.END_ARRAY) {
+          items.add(read(next));
+        }
+        return new ListNode(at, items);
+      default:
+        return readScalar(t, at);
+    }
+  }
+
+  private MapNode readMap(ConfigLocation at) throws IOException {
+    MapNode map = new MapNode(at);
+    JsonToken t;
+    while ((t = parser.nextToken()) == JsonToken.FIELD_NAME) {
+      String name = parser.currentName();
+      ConfigLocation keyAt = here();
+      Node value = read(parser.nextToken());
+      Field first = map.fields.get(name);
+      if (first != null) {
+        // YAML forbids duplicate keys; silently keeping one of them would hide a mistake.
+        error(keyAt, "duplicate field '" + name + "' (first at line " + first.at().line() + ", column "
+            + first.at().column() + ")");
+      } else {
+        map.fields.put(name, new Field(name, keyAt, value));
+      }
+    }
+    if (t != JsonToken.END_OBJECT) {
+      throw new IllegalStateException("unexpected " + t + " in a mapping at " + here());
+    }
+    return map;
+  }
+
+  private ScalarNode readScalar(JsonToken t, ConfigLocation at) throws IOException {
+    if (parser.isCurrentAlias()) {
+      // Jackson reports an alias as a string holding the anchor's name, which would silently
+      // turn "limit: *big" into a type error far from its cause; say what it is instead.
+      error(at, "YAML aliases (*" + parser.getText() + ") are not supported; write the value out");
+      return new ScalarNode(at, JsonToken.VALUE_NULL, "", null);
+    }
+    String text = parser.getText();
+    BigDecimal number = null;
+    if (t == JsonToken.VALUE_NUMBER_INT) {
+      number = new BigDecimal(parser.getBigIntegerValue());
+    } else if (t == JsonToken.VALUE_NUMBER_FLOAT) {
+      try {
+        number = parser.getDecimalValue();
+      } catch (NumberFormatException | StreamReadException e) {
+        number = null; // .inf, .nan
+      }
+    }
+    return new ScalarNode(at, t, text, number);
+  }
+
+  private static ConfigProblem syntaxProblem(String file, StreamReadException e) {
+    // SnakeYAML knows the place of the problem itself; Jackson's location is sometimes that of
+    // the enclosing construct. Its message repeats the place and quotes the source over several
+    // lines: keep the context and the problem.
+    if (e.getCause() instanceof MarkedYAMLException m && m.getProblemMark() != null) {
+      String text = m.getContext() == null ? m.getProblem() : m.getContext() + ": " + m.getProblem();
+      return new ConfigProblem(file, m.getProblemMark().getLine() + 1, m.getProblemMark().getColumn() + 1,
+          "not valid YAML: " + text);
+    }
+    JsonLocation l = e.getLocation();
+    String message = e.getOriginalMessage();
+    int nl = message == null ? -1 : message.indexOf('\n');
+    if (nl >= 0) {
+      message = message.substring(0, nl).strip();
+    }
+    String text = "not valid YAML: " + message;
+    if (l == null || l.getLineNr() < 1) {
+      return ConfigProblem.at(ConfigLocation.of(file), text);
+    }
+    return new ConfigProblem(file, l.getLineNr(), l.getColumnNr(), text);
+  }
+}

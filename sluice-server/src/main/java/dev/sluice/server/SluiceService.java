@@ -1,0 +1,140 @@
+package dev.sluice.server;
+
+import dev.sluice.RateLimiter;
+import dev.sluice.Sluice;
+import dev.sluice.spi.Store;
+import dev.sluice.server.config.ConfigFiles;
+import dev.sluice.server.config.ConfigReloader;
+import dev.sluice.server.config.InvalidConfigException;
+import dev.sluice.server.config.NativeFormat;
+import dev.sluice.server.metrics.SluiceMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The whole service wired together: a limiter on the given store with the metrics listener, the
+ * configuration reloader, and the server. {@code sluice serve} runs one; tests start their own
+ * on a free port.
+ */
+public final class SluiceService implements AutoCloseable {
+  private final RateLimiter limiter;
+  private final ConfigReloader reloader;
+  private final SluiceServer server;
+  private final PrometheusMeterRegistry registry;
+
+  /**
+   * How to run the service.
+   *
+   * @param config a configuration file or directory
+   * @param host the address to bind
+   * @param port the port (0: any free port)
+   * @param pollInterval how often the configuration is checked for changes
+   * @param adminToken if not null, required by {@code /v1/reset}
+   * @param drainTimeout how long shutdown waits for requests in flight
+   */
+  public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
+      Duration drainTimeout) {
+    public Settings {
+      Objects.requireNonNull(config, "config");
+      Objects.requireNonNull(host, "host");
+      Objects.requireNonNull(pollInterval, "pollInterval");
+      Objects.requireNonNull(drainTimeout, "drainTimeout");
+    }
+
+    /** Defaults: all interfaces, port 8080, a check every 500 ms, open reset, 15 s of draining. */
+    public static Settings of(Path config) {
+      return new Settings(config, "0.0.0.0", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15));
+    }
+
+    public Settings withHost(String h) {
+      return new Settings(config, h, port, pollInterval, adminToken, drainTimeout);
+    }
+
+    public Settings withPort(int p) {
+      return new Settings(config, host, p, pollInterval, adminToken, drainTimeout);
+    }
+
+    public Settings withPollInterval(Duration d) {
+      return new Settings(config, host, port, d, adminToken, drainTimeout);
+    }
+
+    public Settings withAdminToken(String t) {
+      return new Settings(config, host, port, pollInterval, t, drainTimeout);
+    }
+
+    public Settings withDrainTimeout(Duration d) {
+      return new Settings(config, host, port, pollInterval, adminToken, d);
+    }
+  }
+
+  private SluiceService(RateLimiter limiter, ConfigReloader reloader, SluiceServer server,
+      PrometheusMeterRegistry registry) {
+    this.limiter = limiter;
+    this.reloader = reloader;
+    this.server = server;
+    this.registry = registry;
+  }
+
+  /**
+   * Loads the configuration, starts the server and the reloader.
+   *
+   * @param store where state lives; closed with the service
+   * @throws InvalidConfigException if the configuration is bad (nothing is started then, and the
+   *     store is closed)
+   */
+  public static SluiceService start(Settings s, Store store, NativeFormat nativeFormat) throws InvalidConfigException {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    SluiceMetrics metrics = new SluiceMetrics(registry);
+    RateLimiter limiter = Sluice.builder().store(store).listener(metrics).build();
+    ConfigReloader reloader;
+    try {
+      reloader = new ConfigReloader(s.config(), new ConfigFiles(nativeFormat), limiter, metrics, Clock.systemUTC());
+    } catch (InvalidConfigException | RuntimeException e) {
+      limiter.close();
+      throw e;
+    }
+    metrics.configLoaded(reloader.current());
+    SluiceServer server;
+    try {
+      server = SluiceServer.builder().limiter(limiter).config(reloader).prometheus(registry).host(s.host())
+          .port(s.port()).adminToken(s.adminToken()).maxKeyBytes(Sluice.DEFAULT_MAX_KEY_BYTES)
+          .drain(Duration.ofMillis(Math.min(500, s.drainTimeout().toMillis())), s.drainTimeout()).build().start();
+    } catch (RuntimeException e) {
+      reloader.close();
+      limiter.close();
+      throw e;
+    }
+    reloader.start(s.pollInterval());
+    return new SluiceService(limiter, reloader, server, registry);
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  public RateLimiter limiter() {
+    return limiter;
+  }
+
+  public ConfigReloader reloader() {
+    return reloader;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Drains and stops the server, then closes the limiter and its store. */
+  @Override
+  public void close() {
+    try {
+      server.close();
+    } finally {
+      limiter.close();
+    }
+  }
+}

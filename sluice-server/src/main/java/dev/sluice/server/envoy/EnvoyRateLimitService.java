@@ -1,0 +1,292 @@
+package dev.sluice.server.envoy;
+
+import com.google.protobuf.Duration;
+import dev.sluice.Decision;
+import dev.sluice.Item;
+import dev.sluice.ItemDecision;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.WindowState;
+import dev.sluice.server.http.RateLimitHeaders;
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
+import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
+import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Envoy's {@code envoy.service.ratelimit.v3.RateLimitService}. A request's descriptors are
+ * matched against the domain's descriptor tree as Envoy's own service matches them, and then —
+ * unlike Envoy's service, which counts each descriptor on its own — decided as one Sluice
+ * request: every matched limit is consumed, or none is. A request that one descriptor denies
+ * therefore costs nothing in the others.
+ */
+public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
+  private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
+  private static final long UINT32_MAX = 0xFFFF_FFFFL;
+
+  private final RateLimiter limiter;
+  private final Supplier<Map<String, EnvoyDomain>> domains;
+  private final java.time.Clock clock;
+
+  /**
+   * @param domains the Envoy domains in force, read on every request (they change on reload)
+   */
+  public EnvoyRateLimitService(RateLimiter limiter, Supplier<Map<String, EnvoyDomain>> domains) {
+    this(limiter, domains, java.time.Clock.systemUTC());
+  }
+
+  EnvoyRateLimitService(RateLimiter limiter, Supplier<Map<String, EnvoyDomain>> domains, java.time.Clock clock) {
+    this.limiter = limiter;
+    this.domains = domains;
+    this.clock = clock;
+  }
+
+  /** A request's descriptors matched to limits, and the Sluice items they became. */
+  private record Plan(RateLimitRequest request, EnvoyLimit[] limits, int[] itemOf, List<Item> items, boolean blocked) {}
+
+  @Override
+  public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> out) {
+    Plan plan;
+    try {
+      plan = plan(request);
+    } catch (IllegalArgumentException e) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    }
+    if (plan.items.isEmpty()) {
+      respond(out, plan, null);
+      return;
+    }
+    decide(plan, out, true);
+  }
+
+  private void decide(Plan plan, StreamObserver<RateLimitResponse> out, boolean mayRetry) {
+    limiter.acquireAsync(Request.of(plan.items)).whenComplete((d, err) -> {
+      if (err == null) {
+        respond(out, plan, d);
+        return;
+      }
+      Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+      if (cause instanceof IllegalArgumentException && mayRetry && cause.getMessage() != null
+          && cause.getMessage().startsWith("unknown rule")) {
+        // A reload removed a rule between matching and deciding: match again on the new config.
+        Plan again;
+        try {
+          again = plan(plan.request);
+        } catch (IllegalArgumentException e) {
+          out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+          return;
+        }
+        if (again.items.isEmpty()) {
+          respond(out, again, null);
+        } else {
+          decide(again, out, false);
+        }
+      } else if (cause instanceof IllegalArgumentException || cause instanceof ArithmeticException) {
+        out.onError(Status.INVALID_ARGUMENT.withDescription(cause.getMessage()).asRuntimeException());
+      } else {
+        LOG.warn("rate limit decision failed: {}", cause.toString());
+        out.onError(Status.UNAVAILABLE.withDescription("the decision failed").asRuntimeException());
+      }
+    });
+  }
+
+  private Plan plan(RateLimitRequest request) {
+    if (request.getDomain().isEmpty()) {
+      throw new IllegalArgumentException("rate limit domain must not be empty");
+    }
+    int n = request.getDescriptorsCount();
+    if (n == 0) {
+      throw new IllegalArgumentException("rate limit descriptor list must not be empty");
+    }
+    EnvoyDomain domain = domains.get().get(request.getDomain());
+    EnvoyLimit[] limits = new EnvoyLimit[n];
+    if (domain != null) {
+      for (int i = 0; i < n; i++) {
+        limits[i] = domain.match(request.getDescriptors(i));
+      }
+    }
+    // Envoy's "replaces": a matched limit whose name another matched limit replaces is dropped.
+    Set<String> replaced = new HashSet<>();
+    for (EnvoyLimit l : limits) {
+      if (l != null) {
+        replaced.addAll(l.replaces());
+      }
+    }
+    boolean blocked = false;
+    for (int i = 0; i < n; i++) {
+      EnvoyLimit l = limits[i];
+      if (l != null && l.name() != null && replaced.contains(l.name())) {
+        limits[i] = null;
+      } else if (l != null && l.blocked() && !l.shadow()) {
+        blocked = true;
+      }
+    }
+    long requestHits = request.getHitsAddend() == 0 ? 1 : Integer.toUnsignedLong(request.getHitsAddend());
+    int[] itemOf = new int[n];
+    List<Item> items = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      itemOf[i] = -1;
+      EnvoyLimit l = limits[i];
+      if (l == null || l.rule() == null) {
+        continue;
+      }
+      RateLimitDescriptor desc = request.getDescriptors(i);
+      long hits = requestHits;
+      if (desc.hasHitsAddend()) {
+        hits = desc.getHitsAddend().getValue();
+        if (hits < 0) {
+          throw new IllegalArgumentException("hits_addend of descriptor " + i + " is too large");
+        }
+      }
+      itemOf[i] = items.size();
+      // A blocked limit denies the whole request; the others are only looked at (cost 0), so
+      // that their state can still be reported without consuming anything.
+      items.add(Item.of(l.rule().name(), key(desc), blocked ? 0 : hits));
+    }
+    return new Plan(request, limits, itemOf, items, blocked);
+  }
+
+  /**
+   * The Sluice key of a request descriptor: its entries as {@code key=value} joined by
+   * {@code /}, with {@code %}, {@code /} and {@code =} percent-encoded so that distinct
+   * descriptors never share a key. Values matched by a wildcard or by a key-only descriptor keep
+   * their own counters, as in Envoy.
+   */
+  static String key(RateLimitDescriptor desc) {
+    StringBuilder b = new StringBuilder();
+    for (RateLimitDescriptor.Entry e : desc.getEntriesList()) {
+      if (b.length() > 0) {
+        b.append('/');
+      }
+      escape(b, e.getKey());
+      b.append('=');
+      escape(b, e.getValue());
+    }
+    return b.toString();
+  }
+
+  private static void escape(StringBuilder b, String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '%' -> b.append("%25");
+        case '/' -> b.append("%2F");
+        case '=' -> b.append("%3D");
+        default -> b.append(c);
+      }
+    }
+  }
+
+  private void respond(StreamObserver<RateLimitResponse> out, Plan plan, Decision d) {
+    RateLimitResponse.Builder r = RateLimitResponse.newBuilder();
+    boolean over = false;
+    long blockedResetMs = -1;
+    for (int i = 0; i < plan.limits.length; i++) {
+      EnvoyLimit l = plan.limits[i];
+      DescriptorStatus.Builder s = DescriptorStatus.newBuilder().setCode(Code.OK);
+      if (l == null) {
+        s.setLimitRemaining(0);
+      } else if (l.unlimited()) {
+        s.setLimitRemaining((int) UINT32_MAX);
+      } else if (l.blocked()) {
+        long resetMs = untilUnitEnds(l.unit());
+        s.setCurrentLimit(RateLimitResponse.RateLimit.newBuilder().setRequestsPerUnit(0).setUnit(l.unit().proto())
+            .setName(l.name() == null ? "" : l.name()));
+        s.setLimitRemaining(0).setDurationUntilReset(duration(resetMs));
+        if (!l.shadow()) {
+          s.setCode(Code.OVER_LIMIT);
+          over = true;
+          blockedResetMs = Math.max(blockedResetMs, resetMs);
+        }
+      } else {
+        ItemDecision it = d.items().get(plan.itemOf[i]);
+        WindowState w = binding(it);
+        if (w != null) {
+          EnvoyUnit unit = EnvoyUnit.ofPeriod(java.time.Duration.ofMillis(w.periodMs()));
+          RateLimitResponse.RateLimit.Builder cl = RateLimitResponse.RateLimit.newBuilder()
+              .setRequestsPerUnit((int) Math.min(w.limit(), UINT32_MAX))
+              .setName(l.name() != null ? l.name() : it.rule());
+          if (unit != null) {
+            cl.setUnit(unit.proto());
+          }
+          s.setCurrentLimit(cl);
+          s.setLimitRemaining((int) Math.min(Math.max(0, w.remaining()), UINT32_MAX));
+          s.setDurationUntilReset(duration(w.resetAfterMs()));
+        }
+        if (!it.allowed() && !it.shadow()) {
+          s.setCode(Code.OVER_LIMIT);
+          over = true;
+        }
+      }
+      r.addStatuses(s);
+    }
+    r.setOverallCode(over ? Code.OVER_LIMIT : Code.OK);
+    if (d != null) {
+      RateLimitHeaders.Values h = RateLimitHeaders.of(d);
+      if (!h.isEmpty()) {
+        r.addResponseHeadersToAdd(header(RateLimitHeaders.POLICY, h.policy()));
+        r.addResponseHeadersToAdd(header(RateLimitHeaders.RATELIMIT, h.rateLimit()));
+      }
+    }
+    if (over) {
+      long retry = d == null ? -1 : RateLimitHeaders.retryAfterSeconds(d);
+      if (blockedResetMs >= 0) {
+        retry = Math.max(retry, (blockedResetMs + 999) / 1000);
+      }
+      if (retry >= 0) {
+        r.addResponseHeadersToAdd(header(RateLimitHeaders.RETRY_AFTER, Long.toString(retry)));
+      }
+    }
+    out.onNext(r.build());
+    out.onCompleted();
+  }
+
+  /**
+   * The window an Envoy status reports (it has room for one): a denying window (the one that
+   * frees last), else the window with the least room left relative to its limit.
+   */
+  private static WindowState binding(ItemDecision it) {
+    WindowState best = null;
+    for (WindowState w : it.windows()) {
+      if (best == null) {
+        best = w;
+      } else if (w.exceeded() != best.exceeded()) {
+        best = w.exceeded() ? w : best;
+      } else if (w.exceeded()) {
+        best = Long.compareUnsigned(w.retryAfterMs(), best.retryAfterMs()) > 0 ? w : best;
+      } else if ((double) w.remaining() / w.limit() < (double) best.remaining() / best.limit()) {
+        best = w;
+      }
+    }
+    return best;
+  }
+
+  private long untilUnitEnds(EnvoyUnit unit) {
+    long periodMs = unit.period().toMillis();
+    return periodMs - Math.floorMod(clock.millis(), periodMs);
+  }
+
+  private static Duration duration(long ms) {
+    long m = Math.max(0, ms);
+    return Duration.newBuilder().setSeconds(m / 1000).setNanos((int) (m % 1000) * 1_000_000).build();
+  }
+
+  private static HeaderValue header(String key, String value) {
+    return HeaderValue.newBuilder().setKey(key).setValue(value).build();
+  }
+}

@@ -1,0 +1,322 @@
+package dev.sluice.server.http;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.linecorp.armeria.common.AggregatedHttpRequest;
+import com.linecorp.armeria.common.AggregatedHttpResponse;
+import com.linecorp.armeria.common.ContentTooLargeException;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.RequestHeaders;
+import com.linecorp.armeria.common.ResponseHeaders;
+import com.linecorp.armeria.common.ResponseHeadersBuilder;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServerBuilder;
+import com.linecorp.armeria.server.ServerErrorHandler;
+import com.linecorp.armeria.server.ServiceConfig;
+import com.linecorp.armeria.server.ServiceRequestContext;
+import dev.sluice.Decision;
+import dev.sluice.Item;
+import dev.sluice.KeyOverride;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.Window;
+import dev.sluice.server.config.ConfigReloader;
+import dev.sluice.server.config.SourceFile;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP JSON API (SPEC §7): {@code POST /v1/acquire}, {@code GET /v1/rules},
+ * {@code POST /v1/reset}, {@code GET /metrics}, {@code GET /healthz}, {@code GET /readyz}. Client
+ * mistakes get {@code 400} and {@code {"error":{"code","message"}}}; no answer ever carries a
+ * stack trace.
+ */
+public final class HttpApi {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private final RateLimiter limiter;
+  private final ConfigReloader config;
+  private final PrometheusMeterRegistry prometheus;
+  private final RequestJson requests;
+  private final long maxBodyBytes;
+  private final byte[] adminToken;
+  private final long readyTimeoutMillis;
+
+  /**
+   * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
+   * @param maxBodyBytes the largest request body accepted
+   * @param adminToken if not null, {@code /v1/reset} requires {@code Authorization: Bearer <token>}
+   */
+  public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, int maxKeyBytes,
+      long maxBodyBytes, String adminToken) {
+    this.limiter = limiter;
+    this.config = config;
+    this.prometheus = prometheus;
+    this.requests = new RequestJson(maxKeyBytes);
+    this.maxBodyBytes = maxBodyBytes;
+    this.adminToken = adminToken == null ? null : adminToken.getBytes(StandardCharsets.UTF_8);
+    this.readyTimeoutMillis = 2_000;
+  }
+
+  /** Binds the API's routes and its error rendering. */
+  public void bind(ServerBuilder sb) {
+    sb.route().post("/v1/acquire").maxRequestLength(maxBodyBytes).build(body(this::acquire));
+    sb.route().post("/v1/reset").maxRequestLength(maxBodyBytes).build(body(this::reset));
+    sb.route().get("/v1/rules").build((ctx, req) -> json(HttpStatus.OK, rulesJson()));
+    sb.route().get("/metrics").build((ctx, req) -> HttpResponse.of(HttpStatus.OK,
+        MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), prometheus.scrape()));
+    sb.route().get("/healthz").build((ctx, req) -> json(HttpStatus.OK, "{\"status\":\"ok\"}"));
+    sb.route().get("/readyz").build((ctx, req) -> HttpResponse.of(ready()));
+    sb.errorHandler(new ErrorRenderer());
+  }
+
+  private interface BodyHandler {
+    CompletionStage<HttpResponse> handle(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException;
+  }
+
+  /** Aggregates the body (bounded), runs {@code h}, and turns every failure into a JSON error. */
+  private HttpService body(BodyHandler h) {
+    return (ctx, req) -> HttpResponse.of(req.aggregate().thenCompose(agg -> {
+      try {
+        return h.handle(ctx, agg);
+      } catch (ApiException e) {
+        return CompletableFuture.completedFuture(error(e));
+      }
+    }).exceptionally(this::failure));
+  }
+
+  private HttpResponse failure(Throwable t) {
+    Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    if (c instanceof ContentTooLargeException) {
+      return error(ApiException.badRequest("body_too_large",
+          "the request body is larger than " + maxBodyBytes + " bytes"));
+    }
+    if (c instanceof ApiException a) {
+      return error(a);
+    }
+    if (c instanceof IllegalArgumentException || c instanceof ArithmeticException) {
+      return error(ApiException.badRequest("invalid_request", String.valueOf(c.getMessage())));
+    }
+    LOG.warn("request failed: {}", c.toString());
+    return error(new ApiException(503, "unavailable", "the request could not be decided; try again"));
+  }
+
+  private CompletionStage<HttpResponse> acquire(ServiceRequestContext ctx, AggregatedHttpRequest req)
+      throws ApiException {
+    Request r = requests.acquire(req.content().array(), limiter.rules());
+    return limiter.acquireAsync(r).thenApply(this::decisionResponse);
+  }
+
+  private HttpResponse decisionResponse(Decision d) {
+    ResponseHeadersBuilder h = ResponseHeaders.builder(d.allowed() ? HttpStatus.OK : HttpStatus.TOO_MANY_REQUESTS)
+        .contentType(MediaType.JSON_UTF_8);
+    RateLimitHeaders.Values v = RateLimitHeaders.of(d);
+    if (!v.isEmpty()) {
+      h.add(RateLimitHeaders.POLICY, v.policy());
+      h.add(RateLimitHeaders.RATELIMIT, v.rateLimit());
+    }
+    long retry = RateLimitHeaders.retryAfterSeconds(d);
+    if (retry >= 0) {
+      h.add(RateLimitHeaders.RETRY_AFTER, Long.toString(retry));
+    }
+    return HttpResponse.of(h.build(), com.linecorp.armeria.common.HttpData.wrap(DecisionJson.toBytes(d)));
+  }
+
+  private CompletionStage<HttpResponse> reset(ServiceRequestContext ctx, AggregatedHttpRequest req)
+      throws ApiException {
+    if (adminToken != null) {
+      String auth = req.headers().get("authorization");
+      byte[] given = auth != null && auth.startsWith("Bearer ")
+          ? auth.substring(7).trim().getBytes(StandardCharsets.UTF_8) : new byte[0];
+      if (!MessageDigest.isEqual(given, adminToken)) {
+        throw new ApiException(401, "unauthorized", "/v1/reset needs 'Authorization: Bearer <admin token>'");
+      }
+    }
+    Item it = requests.ruleAndKey(req.content().array(), limiter.rules());
+    LOG.info("reset of rule '{}' for one key requested", it.rule());
+    return limiter.reset(it.rule(), it.key()).thenApply(v -> json(HttpStatus.OK,
+        write(g -> {
+          g.writeStartObject();
+          g.writeBooleanField("reset", true);
+          g.writeStringField("rule", it.rule());
+          g.writeStringField("key", it.key());
+          g.writeEndObject();
+        })));
+  }
+
+  private CompletionStage<HttpResponse> ready() {
+    return limiter.ping().toCompletableFuture().orTimeout(readyTimeoutMillis, TimeUnit.MILLISECONDS)
+        .handle((ok, err) -> Boolean.TRUE.equals(ok) && err == null
+            ? json(HttpStatus.OK, "{\"status\":\"ready\"}")
+            : json(HttpStatus.SERVICE_UNAVAILABLE, "{\"status\":\"store unreachable\"}"));
+  }
+
+  private String rulesJson() {
+    var cfg = config.current();
+    ConfigReloader.Status st = config.status();
+    return write(g -> {
+      g.writeStartObject();
+      g.writeNumberField("generation", st.generation());
+      g.writeStringField("loadedAt", st.loadedAt().toString());
+      g.writeObjectFieldStart("lastReload");
+      g.writeBooleanField("ok", st.lastError() == null);
+      if (st.lastError() == null) {
+        g.writeNullField("error");
+      } else {
+        g.writeStringField("error", st.lastError());
+        g.writeStringField("at", st.lastErrorAt().toString());
+      }
+      g.writeEndObject();
+      g.writeArrayFieldStart("sources");
+      for (SourceFile s : cfg.sources()) {
+        g.writeStartObject();
+        g.writeStringField("file", s.file());
+        g.writeStringField("format", s.format());
+        g.writeStringField("version", s.version());
+        if (s.domain() != null) {
+          g.writeStringField("domain", s.domain());
+        }
+        g.writeNumberField("rules", s.rules().size());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("rules");
+      for (Rule r : limiter.rules().rules()) {
+        g.writeStartObject();
+        g.writeStringField("name", r.name());
+        SourceFile s = cfg.sourceOf(r.name());
+        if (s != null) {
+          g.writeStringField("source", s.file());
+          g.writeStringField("version", s.version());
+        }
+        g.writeStringField("algorithm", r.algorithm().configName());
+        writeWindows(g, r.windows());
+        if (r.algorithm() == dev.sluice.Algorithm.LEAKY_BUCKET) {
+          g.writeNumberField("maxWaitMs", r.maxWait().toMillis());
+        }
+        if (!r.overrides().isEmpty()) {
+          g.writeArrayFieldStart("overrides");
+          for (KeyOverride o : r.overrides()) {
+            g.writeStartObject();
+            g.writeArrayFieldStart("keys");
+            for (String k : o.keys()) {
+              g.writeString(k);
+            }
+            g.writeEndArray();
+            writeWindows(g, o.windows());
+            g.writeEndObject();
+          }
+          g.writeEndArray();
+        }
+        g.writeBooleanField("shadow", r.shadow());
+        g.writeStringField("failureMode", r.failureMode().configName());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    });
+  }
+
+  private static void writeWindows(JsonGenerator g, java.util.List<Window> ws) throws IOException {
+    g.writeArrayFieldStart("windows");
+    for (Window w : ws) {
+      g.writeStartObject();
+      g.writeNumberField("limit", w.limit());
+      g.writeNumberField("periodMs", w.periodMillis());
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+  }
+
+  private interface JsonWriter {
+    void write(JsonGenerator g) throws IOException;
+  }
+
+  private static String write(JsonWriter w) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      w.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private static HttpResponse json(HttpStatus status, String body) {
+    return HttpResponse.of(status, MediaType.JSON_UTF_8, body);
+  }
+
+  static HttpResponse error(ApiException e) {
+    return errorResponse(e.status, e.code, e.getMessage()).toHttpResponse();
+  }
+
+  static AggregatedHttpResponse errorResponse(int status, String code, String message) {
+    String body = write(g -> {
+      g.writeStartObject();
+      g.writeObjectFieldStart("error");
+      g.writeStringField("code", code);
+      g.writeStringField("message", message);
+      g.writeEndObject();
+      g.writeEndObject();
+    });
+    return AggregatedHttpResponse.of(HttpStatus.valueOf(status), MediaType.JSON_UTF_8, body);
+  }
+
+  /**
+   * Renders errors Armeria finds before a handler runs (unknown path, wrong method, a body over
+   * the limit, a bad request line) in the API's error format, and maps a body over the limit to
+   * 400 like every other client mistake. Anything a handler throws is answered without a trace.
+   */
+  private final class ErrorRenderer implements ServerErrorHandler {
+    @Override
+    public HttpResponse onServiceException(ServiceRequestContext ctx, Throwable cause) {
+      return failure(cause);
+    }
+
+    @Override
+    public AggregatedHttpResponse onProtocolViolation(ServiceConfig config, RequestHeaders headers, HttpStatus status,
+        String description, Throwable cause) {
+      return render(status, description);
+    }
+
+    @Override
+    public AggregatedHttpResponse renderStatus(ServiceRequestContext ctx, ServiceConfig config, RequestHeaders headers,
+        HttpStatus status, String description, Throwable cause) {
+      if (ctx != null && ctx.path().startsWith("/envoy.")) {
+        return null;
+      }
+      return render(status, description);
+    }
+
+    private AggregatedHttpResponse render(HttpStatus status, String description) {
+      if (status == HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
+        return errorResponse(400, "body_too_large", "the request body is larger than " + maxBodyBytes + " bytes");
+      }
+      String code = switch (status.code()) {
+        case 400 -> "bad_request";
+        case 404 -> "not_found";
+        case 405 -> "method_not_allowed";
+        case 415 -> "unsupported_media_type";
+        case 503 -> "unavailable";
+        default -> status.codeClass() == com.linecorp.armeria.common.HttpStatusClass.CLIENT_ERROR
+            ? "client_error" : "server_error";
+      };
+      String message = status.reasonPhrase().toLowerCase(java.util.Locale.ROOT);
+      return errorResponse(status.code(), code, message);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package dev.sluice.server.http;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeType;
+import dev.sluice.Item;
+import dev.sluice.Request;
+import dev.sluice.RuleSet;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the JSON bodies of the HTTP API strictly: the fields named in the API and nothing else,
+ * each of its type; every mistake is an {@link ApiException} whose message says what was wrong.
+ */
+final class RequestJson {
+  static final int MAX_ITEMS = 100;
+  private static final Set<String> ITEM_FIELDS = Set.of("rule", "key", "cost");
+  private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(32).maxNumberLength(64)
+          .maxStringLength(1 << 20).build())
+      .build())
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
+
+  private final int maxKeyBytes;
+
+  RequestJson(int maxKeyBytes) {
+    this.maxKeyBytes = maxKeyBytes;
+  }
+
+  /** A JSON object from {@code body}. */
+  static JsonNode object(byte[] body) throws ApiException {
+    if (body.length == 0) {
+      throw ApiException.badRequest("malformed_json", "the request body is empty; expected a JSON object");
+    }
+    JsonNode n;
+    try (JsonParser p = JSON.getFactory().createParser(body)) {
+      n = JSON.readTree(p);
+    } catch (JsonProcessingException e) {
+      throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: " + e.getOriginalMessage());
+    } catch (IOException | RuntimeException e) {
+      throw ApiException.badRequest("malformed_json", "the request body is not valid JSON");
+    }
+    if (n == null || !n.isObject()) {
+      throw ApiException.badRequest("invalid_request",
+          "the request body must be a JSON object, was " + (n == null ? "empty" : typeName(n)));
+    }
+    return n;
+  }
+
+  /**
+   * An acquire request: {@code {"rule","key","cost"}} or {@code {"items":[{"rule","key","cost"},
+   * ...]}} ({@code cost} defaults to 1), checked against {@code rules}.
+   */
+  Request acquire(byte[] body, RuleSet rules) throws ApiException {
+    JsonNode root = object(body);
+    List<Item> items = new ArrayList<>();
+    if (root.has("items")) {
+      if (root.size() != 1) {
+        throw ApiException.badRequest("invalid_request",
+            "a request has either 'items' or 'rule', 'key' and 'cost' at the top, not both");
+      }
+      JsonNode list = root.get("items");
+      if (!list.isArray()) {
+        throw ApiException.badRequest("invalid_request", "'items' must be an array, was " + typeName(list));
+      }
+      if (list.isEmpty()) {
+        throw ApiException.badRequest("invalid_request", "'items' must hold at least one item");
+      }
+      if (list.size() > MAX_ITEMS) {
+        throw ApiException.badRequest("invalid_request",
+            "'items' holds " + list.size() + " items; the maximum is " + MAX_ITEMS);
+      }
+      for (int i = 0; i < list.size(); i++) {
+        JsonNode it = list.get(i);
+        if (!it.isObject()) {
+          throw ApiException.badRequest("invalid_request", "items[" + i + "] must be an object, was " + typeName(it));
+        }
+        items.add(item(it, "items[" + i + "].", rules));
+      }
+    } else {
+      items.add(item(root, "", rules));
+    }
+    // Repeated (rule, key) pairs are decided as one item of their summed cost: it must fit a long.
+    BigInteger total = BigInteger.ZERO;
+    for (Item it : items) {
+      total = total.add(BigInteger.valueOf(it.cost()));
+    }
+    if (total.bitLength() > 63) {
+      throw ApiException.badRequest("invalid_cost", "the costs of the request add up to more than " + Long.MAX_VALUE);
+    }
+    return Request.of(items);
+  }
+
+  private Item item(JsonNode n, String at, RuleSet rules) throws ApiException {
+    onlyFields(n, at, ITEM_FIELDS);
+    String rule = string(n, at, "rule");
+    String key = string(n, at, "key");
+    if (rules.get(rule) == null) {
+      throw ApiException.badRequest("unknown_rule", "unknown rule '" + clip(rule) + "'");
+    }
+    checkKey(key, at);
+    long cost = 1;
+    JsonNode c = n.get("cost");
+    if (c != null) {
+      if (!c.isIntegralNumber()) {
+        throw ApiException.badRequest("invalid_cost", "'" + at + "cost' must be a non-negative integer, was " + typeName(c)
+            + (c.isNumber() ? " " + c.asText() : ""));
+      }
+      BigInteger v = c.bigIntegerValue();
+      if (v.signum() < 0) {
+        throw ApiException.badRequest("invalid_cost", "'" + at + "cost' must be >= 0, was " + v);
+      }
+      if (v.bitLength() > 63) {
+        throw ApiException.badRequest("invalid_cost", "'" + at + "cost' must be at most " + Long.MAX_VALUE + ", was " + v);
+      }
+      cost = v.longValue();
+    }
+    return new Item(rule, key, cost);
+  }
+
+  /** {@code {"rule","key"}} for a reset. */
+  Item ruleAndKey(byte[] body, RuleSet rules) throws ApiException {
+    JsonNode root = object(body);
+    onlyFields(root, "", Set.of("rule", "key"));
+    String rule = string(root, "", "rule");
+    String key = string(root, "", "key");
+    if (rules.get(rule) == null) {
+      throw ApiException.badRequest("unknown_rule", "unknown rule '" + clip(rule) + "'");
+    }
+    checkKey(key, "");
+    return new Item(rule, key, 0);
+  }
+
+  private void checkKey(String key, String at) throws ApiException {
+    if (key.isEmpty()) {
+      throw ApiException.badRequest("invalid_key", "'" + at + "key' must not be empty");
+    }
+    int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > maxKeyBytes) {
+      throw ApiException.badRequest("invalid_key",
+          "'" + at + "key' is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes);
+    }
+  }
+
+  private static void onlyFields(JsonNode n, String at, Set<String> allowed) throws ApiException {
+    Iterator<Map.Entry<String, JsonNode>> it = n.fields();
+    while (it.hasNext()) {
+      String f = it.next().getKey();
+      if (!allowed.contains(f)) {
+        throw ApiException.badRequest("invalid_request", "unknown field '" + at + clip(f) + "'; expected "
+            + String.join(", ", allowed.stream().sorted().toList()));
+      }
+    }
+  }
+
+  private static String string(JsonNode n, String at, String field) throws ApiException {
+    JsonNode v = n.get(field);
+    if (v == null || v.isNull()) {
+      throw ApiException.badRequest("invalid_request", "'" + at + field + "' is required");
+    }
+    if (!v.isTextual()) {
+      throw ApiException.badRequest("invalid_request", "'" + at + field + "' must be a string, was " + typeName(v));
+    }
+    return v.textValue();
+  }
+
+  static String typeName(JsonNode n) {
+    JsonNodeType t = n.getNodeType();
+    return switch (t) {
+      case ARRAY -> "an array";
+      case OBJECT -> "an object";
+      case STRING -> "a string";
+      case NUMBER -> n.isIntegralNumber() ? "an integer" : "a decimal number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      default -> t.name().toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+
+  /** Echoes user input in messages without letting it grow them without bound. */
+  private static String clip(String s) {
+    return s.length() <= 128 ? s : s.substring(0, 128) + "...";
+  }
+}

@@ -1,0 +1,149 @@
+package dev.sluice.server.metrics;
+
+import dev.sluice.Decision;
+import dev.sluice.DecisionListener;
+import dev.sluice.ItemDecision;
+import dev.sluice.Request;
+import dev.sluice.WindowState;
+import dev.sluice.server.config.ConfigReloader;
+import dev.sluice.server.config.ServiceConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The service's metrics (SPEC §9), fed by the limiter as a {@link DecisionListener} and by the
+ * configuration reloader. In Prometheus:
+ *
+ * <ul>
+ *   <li>{@code sluice_decisions_total{rule,outcome}} — per rule of every decided item:
+ *       {@code allowed} (the request was admitted), {@code denied} (the request was denied),
+ *       {@code shadow_denied} (a shadow rule would have denied), {@code degraded} (the store
+ *       failed and the failure mode decided);
+ *   <li>{@code sluice_near_limit_total{rule}} — admitted items that left some window under 20%
+ *       of its limit;
+ *   <li>{@code sluice_store_latency_seconds{rule}} — histogram of the time spent in the store per
+ *       decision, for each rule of the request;
+ *   <li>{@code sluice_store_errors_total{rule}} — store calls that failed or timed out;
+ *   <li>{@code sluice_config_reloads_total{result="ok"|"failed"}},
+ *       {@code sluice_config_last_reload_ok} (1 or 0) and {@code sluice_rules} (rules in force).
+ * </ul>
+ */
+public final class SluiceMetrics implements DecisionListener, ConfigReloader.Listener {
+  /** Outcomes of {@code sluice_decisions_total}. */
+  public static final String ALLOWED = "allowed";
+  public static final String DENIED = "denied";
+  public static final String SHADOW_DENIED = "shadow_denied";
+  public static final String DEGRADED = "degraded";
+
+  private final MeterRegistry registry;
+  private final ConcurrentHashMap<String, Counter[]> outcomes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> nearLimit = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> storeErrors = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Timer> latency = new ConcurrentHashMap<>();
+  private final Counter reloadsOk;
+  private final Counter reloadsFailed;
+  private final AtomicLong lastReloadOk = new AtomicLong(1);
+  private final AtomicLong rules = new AtomicLong();
+
+  public SluiceMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.reloadsOk = Counter.builder("sluice.config.reloads").tag("result", "ok")
+        .description("Configuration reloads").register(registry);
+    this.reloadsFailed = Counter.builder("sluice.config.reloads").tag("result", "failed")
+        .description("Configuration reloads").register(registry);
+    Gauge.builder("sluice.config.last.reload.ok", lastReloadOk, AtomicLong::get)
+        .description("1 if the latest configuration reload succeeded, 0 if it was rejected").register(registry);
+    Gauge.builder("sluice.rules", rules, AtomicLong::get).description("Rules in force").register(registry);
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** Records the configuration first put in force. */
+  public void configLoaded(ServiceConfig config) {
+    rules.set(config.rules().size());
+  }
+
+  @Override
+  public void onReload(boolean ok, ServiceConfig config, String error) {
+    (ok ? reloadsOk : reloadsFailed).increment();
+    lastReloadOk.set(ok ? 1 : 0);
+    rules.set(config.rules().size());
+  }
+
+  @Override
+  public void onDecision(Request request, Decision d, long storeNanos) {
+    String previousRule = null;
+    for (ItemDecision it : d.items()) {
+      String outcome;
+      if (d.degraded()) {
+        outcome = DEGRADED;
+      } else if (it.shadow() && !it.allowed()) {
+        outcome = SHADOW_DENIED;
+      } else {
+        outcome = d.allowed() ? ALLOWED : DENIED;
+      }
+      outcomes.computeIfAbsent(it.rule(), this::outcomeCounters)[index(outcome)].increment();
+      if (d.allowed() && nearLimit(it)) {
+        nearLimit.computeIfAbsent(it.rule(), r -> Counter.builder("sluice.near.limit").tag("rule", r)
+            .description("Admitted items that left a window under 20% of its limit").register(registry)).increment();
+      }
+      // Requests usually repeat one rule for several keys: time the store once per rule.
+      if (!it.rule().equals(previousRule)) {
+        latency.computeIfAbsent(it.rule(), r -> Timer.builder("sluice.store.latency").tag("rule", r)
+            .description("Time spent in the store per decision").publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(5))
+            .register(registry)).record(storeNanos, TimeUnit.NANOSECONDS);
+        previousRule = it.rule();
+      }
+    }
+  }
+
+  @Override
+  public void onStoreError(Request request, Throwable error) {
+    String previous = null;
+    for (var it : request.items()) {
+      if (!it.rule().equals(previous)) {
+        storeErrors.computeIfAbsent(it.rule(), r -> Counter.builder("sluice.store.errors").tag("rule", r)
+            .description("Store calls that failed or timed out").register(registry)).increment();
+        previous = it.rule();
+      }
+    }
+  }
+
+  private static boolean nearLimit(ItemDecision it) {
+    for (WindowState w : it.windows()) {
+      // remaining < 20% of limit, in integers.
+      if (w.remaining() * 5 < w.limit()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int index(String outcome) {
+    return switch (outcome) {
+      case ALLOWED -> 0;
+      case DENIED -> 1;
+      case SHADOW_DENIED -> 2;
+      default -> 3;
+    };
+  }
+
+  private Counter[] outcomeCounters(String rule) {
+    String[] names = {ALLOWED, DENIED, SHADOW_DENIED, DEGRADED};
+    Counter[] c = new Counter[names.length];
+    for (int i = 0; i < names.length; i++) {
+      c[i] = Counter.builder("sluice.decisions").tag("rule", rule).tag("outcome", names[i])
+          .description("Decisions per rule by outcome").register(registry);
+    }
+    return c;
+  }
+}

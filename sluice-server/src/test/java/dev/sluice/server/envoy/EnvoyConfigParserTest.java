@@ -1,0 +1,276 @@
+package dev.sluice.server.envoy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.Algorithm;
+import dev.sluice.FailureMode;
+import dev.sluice.Rule;
+import dev.sluice.Window;
+import dev.sluice.server.config.InvalidConfigException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EnvoyConfigParserTest {
+
+  private static EnvoyDomain parse(String yaml) throws InvalidConfigException {
+    return EnvoyConfigParser.parse("envoy.yaml", yaml);
+  }
+
+  private static void assertError(String yaml, String where, String message) {
+    assertThatThrownBy(() -> parse(yaml)).isInstanceOf(InvalidConfigException.class)
+        .hasMessageStartingWith("envoy.yaml:" + where + ": ").hasMessageContaining(message);
+  }
+
+  @Test
+  void eachLimitedDescriptorBecomesAFixedWindowRuleNamedAfterItsPath() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: messaging
+        descriptors:
+          - key: message_type
+            value: marketing
+            descriptors:
+              - key: to_number
+                rate_limit: {unit: day, requests_per_unit: 5}
+          - key: to_number
+            rate_limit: {unit: minute, requests_per_unit: 100}
+        """);
+    assertThat(d.rules()).extracting(Rule::name)
+        .containsExactly("envoy:messaging/message_type:marketing/to_number", "envoy:messaging/to_number");
+    Rule r = d.rules().get(0);
+    assertThat(r.algorithm()).isEqualTo(Algorithm.FIXED_WINDOW);
+    assertThat(r.windows()).containsExactly(new Window(5, Duration.ofDays(1)));
+    assertThat(d.rules().get(1).windows()).containsExactly(new Window(100, Duration.ofMinutes(1)));
+  }
+
+  @Test
+  void namesWithCharactersARuleNameCannotHoldGetAHashAndStayDistinct() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: paths
+        descriptors:
+          - key: path
+            value: "/foo/*"
+            rate_limit: {unit: minute, requests_per_unit: 20}
+          - key: path
+            value: "/foo/?"
+            rate_limit: {unit: minute, requests_per_unit: 20}
+        """);
+    String a = d.rules().get(0).name();
+    String b = d.rules().get(1).name();
+    assertThat(a).startsWith("envoy:paths/path:/foo/_-").isNotEqualTo(b);
+    assertThat(b).startsWith("envoy:paths/path:/foo/_-");
+    // The same path always gets the same name, so a reload keeps its state.
+    assertThat(EnvoyRuleNames.of("paths/path:/foo/*")).isEqualTo(a);
+  }
+
+  @Test
+  void veryLongPathsStillMakeValidDistinctNames() {
+    String longValue = "v".repeat(300);
+    String a = EnvoyRuleNames.of("d/k:" + longValue + "a");
+    String b = EnvoyRuleNames.of("d/k:" + longValue + "b");
+    assertThat(a).hasSizeLessThanOrEqualTo(128).isNotEqualTo(b);
+    Rule.builder(a).window(1, Duration.ofSeconds(1)).build();
+  }
+
+  @Test
+  void unitsAreReadInAnyCaseAndIncludeWeekMonthAndYear() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: units
+        descriptors:
+          - {key: a, rate_limit: {unit: SECOND, requests_per_unit: 1}}
+          - {key: b, rate_limit: {unit: Hour, requests_per_unit: 1}}
+          - {key: c, rate_limit: {unit: week, requests_per_unit: 1}}
+          - {key: e, rate_limit: {unit: month, requests_per_unit: 1}}
+          - {key: f, rate_limit: {unit: year, requests_per_unit: 1}}
+        """);
+    assertThat(d.rules()).extracting(r -> r.windows().get(0).period()).containsExactly(Duration.ofSeconds(1),
+        Duration.ofHours(1), Duration.ofDays(7), Duration.ofDays(30), Duration.ofDays(365));
+  }
+
+  @Test
+  void theSluiceBlockGivesADescriptorSeveralWindowsAndAnAlgorithm() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: auth
+        descriptors:
+          - key: user
+            rate_limit:
+              name: per_user
+            sluice:
+              algorithm: sliding_log
+              failure_mode: closed
+              windows:
+                - {limit: 20, period: 1m}
+                - {limit: 5, period: 3}
+                - {limit: 2, period: 500ms}
+        """);
+    Rule r = d.rules().get(0);
+    assertThat(r.algorithm()).isEqualTo(Algorithm.SLIDING_LOG);
+    assertThat(r.failureMode()).isEqualTo(FailureMode.CLOSED);
+    assertThat(r.windows()).containsExactly(new Window(20, Duration.ofMinutes(1)),
+        new Window(5, Duration.ofSeconds(3)), new Window(2, Duration.ofMillis(500)));
+  }
+
+  @Test
+  void theSluiceBlockCanChangeTheAlgorithmOfAnEnvoyRateLimit() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: auth
+        descriptors:
+          - key: user
+            rate_limit: {unit: second, requests_per_unit: 10}
+            sluice: {algorithm: token_bucket}
+        """);
+    assertThat(d.rules().get(0).algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
+    assertThat(d.rules().get(0).windows()).containsExactly(new Window(10, Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void unknownFieldsAreErrorsNamingLineAndColumn() {
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit:
+              unit: second
+              request_per_unit: 5
+        """, "6:7", "unknown field 'request_per_unit' in rate_limit");
+    assertError("""
+        domain: d
+        descriptor:
+          - key: a
+        """, "2:1", "unknown field 'descriptor'");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            sluice:
+              windows:
+                - {limit: 1, period: 1s, burst: 2}
+        """, "6:34", "unknown field 'burst' in a window");
+  }
+
+  @Test
+  void envoysOwnValidationRulesAreErrorsWithTheirPlace() {
+    assertError("descriptors: []\n", "1:1", "empty domain");
+    assertError("""
+        domain: d
+        descriptors:
+          - value: x
+        """, "3:5", "descriptor has an empty key");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {unit: fortnight, requests_per_unit: 1}
+        """, "4:24", "invalid rate limit unit 'fortnight'");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {unlimited: true, unit: second}
+        """, "4:41", "should not specify rate limit unit when unlimited");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            value: b
+          - key: a
+            value: b
+        """, "5:5", "duplicate descriptor composite key 'd/a:b'");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit:
+              unit: second
+              requests_per_unit: 1
+              name: me
+              replaces: [{name: me}]
+        """, "8:18", "replaces should not contain the name of its own rate limit");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {unit: second, requests_per_unit: -1}
+        """, "4:51", "requests_per_unit must be an integer between 0 and 4294967295");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {unit: second, requests_per_unit: "5"}
+        """, "4:51", "requests_per_unit must be an integer");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            shadow_mode: "yes"
+        """, "4:18", "shadow_mode must be true or false");
+  }
+
+  @Test
+  void extensionMistakesAreErrorsWithTheirPlace() {
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: {unit: second, requests_per_unit: 5}
+            sluice:
+              windows: [{limit: 1, period: 1s}]
+        """, "4:24", "rate_limit may then hold only name and replaces");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            sluice: {algorithm: sliding_log}
+        """, "4:13", "a sluice block needs windows, or a rate_limit beside it");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            sluice:
+              algorithm: magic
+              windows: [{limit: 1, period: 1s}]
+        """, "5:7", "unknown algorithm 'magic'");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            sluice:
+              windows: [{limit: 0, period: 1s}]
+        """, "5:25", "limit must be >= 1");
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            sluice:
+              windows: [{limit: 3, period: soon}]
+        """, "5:36", "period must be seconds as a number or a duration");
+  }
+
+  @Test
+  void twoFilesWithTheSameDomainAreAnErrorNamingBoth() {
+    Map<Path, byte[]> files = new LinkedHashMap<>();
+    files.put(Path.of("a.yaml"), "domain: d\n".getBytes(StandardCharsets.UTF_8));
+    files.put(Path.of("b.yaml"), "domain: d\n".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> EnvoyHarness.envoyOnly().load(files)).isInstanceOf(InvalidConfigException.class)
+        .hasMessage("b.yaml:1:9: duplicate domain 'd' (also in a.yaml)");
+  }
+
+  @Test
+  void aFileThatIsNeitherNativeNorEnvoyIsAnError() {
+    Map<Path, byte[]> files = new LinkedHashMap<>();
+    files.put(Path.of("x.yaml"), "rules: []\n".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> EnvoyHarness.envoyOnly().load(files)).isInstanceOf(InvalidConfigException.class)
+        .hasMessageContaining("x.yaml:1:1: a configuration file needs 'limits:' (native) or 'domain:' (Envoy)");
+  }
+
+  @Test
+  void invalidYamlIsAnErrorWithItsPlace() {
+    assertThatThrownBy(() -> parse("domain: d\ndescriptors:\n  - key: [unclosed\n"))
+        .isInstanceOf(InvalidConfigException.class).hasMessageStartingWith("envoy.yaml:")
+        .hasMessageContaining("not valid YAML");
+  }
+}
