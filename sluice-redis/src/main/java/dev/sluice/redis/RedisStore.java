@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * State in Redis or Valkey — standalone, Sentinel or Cluster — shared by every application
@@ -47,8 +48,18 @@ public final class RedisStore implements Store {
   private final byte[] slackMillis;
   private final Map<Rule, Integer> fingerprints = new ConcurrentHashMap<>();
   private final Map<ShapeKey, ItemShape> shapes = new ConcurrentHashMap<>();
+  /** The latest time this store has decided at, on the server's clock and on explicit times. */
+  private final AtomicLong latestStoreTime = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong latestExplicitTime = new AtomicLong(Long.MIN_VALUE);
+  /** Per rule name added back after a removal: state last used before then is not its state. */
+  private final Map<String, Fresh> freshAfter = new ConcurrentHashMap<>();
 
   private record ShapeKey(Rule rule, List<Window> windows) {}
+
+  /** Times (µs) before which a rule's state is stale, on the server's clock and on explicit times. */
+  private record Fresh(byte[] store, byte[] explicit) {}
+
+  private static final byte[] NEVER = ItemShape.num(-(1L << 53));
 
   private RedisStore(Builder b, Endpoint endpoint, Link link) {
     this.endpoint = endpoint;
@@ -101,9 +112,18 @@ public final class RedisStore implements Store {
         all[i] = i;
       }
       return DecisionScript.run(link, keys, args(DECIDE, time, items, shape, all, null))
-          .thenApply(reply -> Replies.decode(reply, items));
+          .thenApply(reply -> {
+            decidedAt(reply, time);
+            return Replies.decode(reply, items);
+          });
     }
     return new ShardedDecision(this, items, keys, shape, time).run();
+  }
+
+  /** Records the time a script decided at; {@code time} is the explicit time sent, or empty. */
+  void decidedAt(List<?> report, byte[] time) {
+    long t = Replies.time(report);
+    (time.length == 0 ? latestStoreTime : latestExplicitTime).accumulateAndGet(t, Math::max);
   }
 
   private static boolean sameSlot(byte[][] keys) {
@@ -152,6 +172,8 @@ public final class RedisStore implements Store {
       int i = which[n];
       a.add(shape[i].algorithm);
       a.add(ItemShape.num(items.get(i).cost()));
+      Fresh f = freshAfter.get(items.get(i).rule().name());
+      a.add(f == null ? NEVER : time.length == 0 ? f.store : f.explicit);
       for (byte[] t : shape[i].tail) {
         a.add(t);
       }
@@ -188,14 +210,27 @@ public final class RedisStore implements Store {
   }
 
   /**
-   * Nothing to do eagerly: every value records the fingerprint of the rule definition that wrote
-   * it, and a value written under another definition is treated as absent (and overwritten on
-   * the next admission), so a changed rule starts fresh while unchanged rules keep their state.
+   * Nothing is deleted. Every value records the fingerprint of the rule definition that wrote it,
+   * and a value written under another definition is treated as absent (and overwritten on the next
+   * decision), so a changed rule starts fresh while unchanged rules keep their state. A rule that
+   * comes back after a removal starts fresh too: values whose latest time is not after the latest
+   * time this store had decided at are not read for it.
    */
   @Override
   public void rulesChanged(RuleSet before, RuleSet after) {
     shapes.clear();
     fingerprints.clear();
+    freshAfter.keySet().removeIf(name -> after.get(name) == null);
+    for (Rule r : after.rules()) {
+      if (before.get(r.name()) == null) {
+        freshAfter.put(r.name(), new Fresh(after(latestStoreTime), after(latestExplicitTime)));
+      }
+    }
+  }
+
+  private static byte[] after(AtomicLong latest) {
+    long t = latest.get();
+    return t == Long.MIN_VALUE ? NEVER : ItemShape.num(t + 1);
   }
 
   @Override

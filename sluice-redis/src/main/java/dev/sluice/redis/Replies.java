@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Turns the script's flat integer reports into decisions. Per item: allowed, reason, wait (µs),
- * then per window remaining, retry (µs, -1 never), reset (µs), exceeded. Rounding to
+ * Turns the script's flat integer reports into decisions. First the time decided at (µs); then per
+ * item: allowed, reason, wait (µs), and per window remaining, retry (µs, -1 never), reset (µs),
+ * exceeded. Rounding to
  * milliseconds is done here, exactly as the memory store does it: up.
  */
 final class Replies {
@@ -21,7 +22,7 @@ final class Replies {
 
   static List<ItemDecision> decode(List<?> flat, List<ResolvedItem> items) {
     List<ItemDecision> out = new ArrayList<>(items.size());
-    int p = 0;
+    int p = 1;
     for (ResolvedItem item : items) {
       boolean allowed = num(flat, p++) == 1;
       DenyReason reason = REASONS[(int) num(flat, p++)];
@@ -42,6 +43,11 @@ final class Replies {
       throw new IllegalStateException("script reply has " + flat.size() + " numbers, expected " + p);
     }
     return out;
+  }
+
+  /** The time the script decided at, in µs since the epoch. */
+  static long time(List<?> flat) {
+    return num(flat, 0);
   }
 
   static long num(List<?> list, int i) {

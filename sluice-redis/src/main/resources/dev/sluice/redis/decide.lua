@@ -11,9 +11,10 @@
 -- time: microseconds since the epoch, or '' for the server's clock (TIME). Explicit time is for
 -- replay and tests; the server's clock is what lets instances with skewed clocks agree.
 --
--- Reply ('d'): per item, {allowed, reason, wait} then per window {remaining, retry, reset,
--- exceeded}, flattened; durations in microseconds, retry -1 for never. ('r'): {report after,
--- report before, undo record of item 1, ..., of item n}. ('u'): {number of items}.
+-- Reply ('d'): the time decided at, then per item {allowed, reason, wait} and per window
+-- {remaining, retry, reset, exceeded}, flattened; durations in microseconds, retry -1 for never.
+-- ('r'): {report after, report before, undo record of item 1, ..., of item n}.
+-- ('u'): {number of items}.
 
 local mode = ARGV[1]
 SLACK_MS = tonumber(ARGV[3])
@@ -89,6 +90,7 @@ while pos <= #ARGV do
 end
 
 local function report(out)
+  out[1] = now
   for k = 1, n do
     local it, s, e, t = items[k], states[k], evals[k], times[k]
     local alg = ALGORITHMS[it.alg]
@@ -117,7 +119,9 @@ for k = 1, n do
   -- Shadow items never block the others, and are consumed only when they fit.
   if enforced_fit and e.fits and it.cost > 0 then
     ALGORITHMS[it.alg].commit(s, it, t, e, undo)
-  elseif s.present and t > s.last then
+  elseif not s.present then
+    ALGORITHMS[it.alg].create(s, it, t)
+  elseif t > s.last then
     ALGORITHMS[it.alg].touch(s, it, t)
   end
   undos[k] = undo

@@ -8,7 +8,7 @@
 local FW = {}
 
 function FW.load(key, it)
-  local count, last = load_fields(key, it.fp, it.n)
+  local count, last = load_fields(key, it, it.n)
   if not count then
     count = {}
     for i = 1, it.n do count[i] = 0 end
@@ -62,6 +62,12 @@ function FW.commit(s, it, now, e, undo)
   store_fields(s.key, it.fp, now, s.count, ttl_ms(it, need))
 end
 
+function FW.create(s, it, now)
+  s.last = now
+  s.present = true
+  store_fields(s.key, it.fp, now, s.count, ttl_ms(it, 0))
+end
+
 function FW.touch(s, it, now)
   fw_roll(s, it, now)
   store_fields(s.key, it.fp, now, s.count, nil)
@@ -82,7 +88,7 @@ end
 -- Undo record: the reservation's time. The cost is taken back from every window that is still
 -- the one the reservation counted in; a window that has moved on no longer holds it.
 function FW.refund(key, it, undo)
-  local count, last = load_fields(key, it.fp, it.n)
+  local count, last = load_fields(key, it, it.n)
   if not count then
     return
   end

@@ -10,10 +10,10 @@
 local LB = {}
 
 function LB.load(key, it)
-  local nxt, last = load_fields(key, it.fp, it.n)
+  local nxt, last = load_fields(key, it, it.n)
   if not nxt then
     nxt = {}
-    for i = 1, it.n do nxt[i] = -math.huge end
+    for i = 1, it.n do nxt[i] = NEVER end
     return {key = key, present = false, next = nxt}
   end
   return {key = key, present = true, last = last, next = nxt}
@@ -50,6 +50,12 @@ function LB.commit(s, it, now, e, undo)
   store_fields(s.key, it.fp, now, s.next, ttl_ms(it, need))
 end
 
+function LB.create(s, it, now)
+  s.last = now
+  s.present = true
+  store_fields(s.key, it.fp, now, s.next, ttl_ms(it, 0))
+end
+
 function LB.touch(s, it, now)
   s.last = now
   redis.call('SETRANGE', s.key, 4, struct.pack('<i8', now))
@@ -72,7 +78,7 @@ end
 -- them back would let a new request start closer than T to that later one, so the reserved
 -- slot is left as a gap (a delay, never a burst).
 function LB.refund(key, it, undo)
-  local nxt, last = load_fields(key, it.fp, it.n)
+  local nxt, last = load_fields(key, it, it.n)
   if not nxt then
     return
   end

@@ -14,6 +14,8 @@
 --                 state of a different (older or newer) definition and is treated as absent
 --   last  int64   the latest time seen for this key: time never goes backwards per key
 -- followed by the algorithm's fields (see each algorithm's file). Integers are little-endian.
+-- A value whose latest time is before the item's `fresh` time is also treated as absent: that
+-- is state from before its rule was removed and added again.
 
 local HEADER = 12
 local REASON_NONE, REASON_LIMIT, REASON_COST, REASON_WAIT = 0, 1, 2, 3
@@ -50,21 +52,25 @@ local function pack_header(fp, last)
   return struct.pack('<I4i8', fp, last)
 end
 
--- One item of the request as the Java side encoded it: algorithm, cost, shadow flag, rule
--- fingerprint, window count, one algorithm-specific number, then (limit, period, aux1, aux2)
--- per window. Returns the item and the position of the next one.
+-- "Never": the schedule of an empty bucket. Times lie within +-2^52 us, so max(NEVER, t) = t.
+local NEVER = -9007199254740992
+
+-- One item of the request as the Java side encoded it: algorithm, cost, fresh time, shadow flag,
+-- rule fingerprint, window count, one algorithm-specific number, then (limit, period, aux1,
+-- aux2) per window. Returns the item and the position of the next one.
 local function read_item(argv, pos)
   local it = {
     alg = tonumber(argv[pos]),
     cost = tonumber(argv[pos + 1]),
-    shadow = argv[pos + 2] == '1',
-    fp = tonumber(argv[pos + 3]),
-    n = tonumber(argv[pos + 4]),
-    extra = tonumber(argv[pos + 5]),
+    fresh = tonumber(argv[pos + 2]),
+    shadow = argv[pos + 3] == '1',
+    fp = tonumber(argv[pos + 4]),
+    n = tonumber(argv[pos + 5]),
+    extra = tonumber(argv[pos + 6]),
     limit = {}, period = {}, aux1 = {}, aux2 = {},
     longest = 0, maxlimit = 0,
   }
-  pos = pos + 6
+  pos = pos + 7
   for i = 1, it.n do
     it.limit[i] = tonumber(argv[pos])
     it.period[i] = tonumber(argv[pos + 1])
@@ -77,15 +83,20 @@ local function read_item(argv, pos)
   return it, pos
 end
 
+-- Whether a value with this header is the item's state (see State above).
+local function current_state(it, fp, last)
+  return fp == it.fp and last >= it.fresh
+end
+
 -- Fixed-size states (every algorithm but the log): the header and then `count` int64 fields.
--- Returns the fields, or nil when the value is absent or belongs to another rule definition.
-local function load_fields(key, fp, count)
+-- Returns the fields and latest time, or nil when there is no current state.
+local function load_fields(key, it, count)
   local raw = redis.call('GET', key)
   if not raw or #raw ~= HEADER + 8 * count then
     return nil
   end
   local vfp, last = read_header(raw)
-  if vfp ~= fp then
+  if not current_state(it, vfp, last) then
     return nil
   end
   local f = {}

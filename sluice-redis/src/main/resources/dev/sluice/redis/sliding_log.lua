@@ -13,8 +13,9 @@
 -- to now - longest period and older units are clamped to it, which changes no answer since they
 -- are outside every window. The Java side picks W = 8 for periods over 2^46 us.
 --
--- The ring grows with use (by a quarter at a time, up to cap), not preallocated to the limit;
--- growing rewrites the value once, so it is allocated at its exact size.
+-- The ring grows with use (by a quarter at a time, up to cap), not preallocated to the limit,
+-- and only while the units it would push out are still inside some window; growing rewrites the
+-- value once, so it is allocated at its exact size.
 -- Values up to CACHED bytes are read whole once and written whole; larger ones are read and
 -- written slot by slot with GETRANGE / SETRANGE, so a decision on a log of 10^6 units costs
 -- O(windows * log L) reads, not O(L).
@@ -42,7 +43,7 @@ function SL.load(key, it)
     return s
   end
   local fp, last, base, head, size, seq = struct.unpack('<I4i8i8I4I4i8', raw)
-  if fp ~= it.fp then
+  if not current_state(it, fp, last) then
     s.cache = nil
     return s
   end
@@ -181,7 +182,13 @@ function SL.commit(s, it, now, e, undo)
   local len = s.len
   local needed = math.min(s.size + c, cap)
   if needed > len then
-    len = math.min(cap, math.max(needed, len + ceildiv(len, 4), 4))
+    -- A full ring whose units to be pushed out have all left every window overwrites them
+    -- instead of growing: they can no longer deny or count anything.
+    local over = s.size + c - len
+    local expired = over <= s.size and sl_recent(s, s.size - over + 1) + it.longest <= now
+    if not expired then
+      len = math.min(cap, math.max(needed, len + ceildiv(len, 4), 4))
+    end
   end
   local base = s.base
   if now - base > sl_max_offset(s) then
@@ -208,6 +215,13 @@ function SL.commit(s, it, now, e, undo)
   s.last = now
   s.present = true
   sl_persist(s, ttl_ms(it, it.longest))
+end
+
+function SL.create(s, it, now)
+  s.size, s.seq, s.head, s.base, s.len, s.last = 0, 0, 0, now, 0, now
+  s.present = true
+  s.cache = string.rep('\0', LOG_HEADER)
+  sl_persist(s, ttl_ms(it, 0))
 end
 
 function SL.touch(s, it, now)

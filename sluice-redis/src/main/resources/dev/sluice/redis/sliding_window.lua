@@ -16,7 +16,7 @@ local function sw_fields(it)
 end
 
 function SW.load(key, it)
-  local f, last = load_fields(key, it.fp, sw_fields(it))
+  local f, last = load_fields(key, it, sw_fields(it))
   local present = f ~= nil
   if not f then
     f = {}
@@ -93,6 +93,12 @@ function SW.commit(s, it, now, e, undo)
   s.last = now
   s.present = true
   store_fields(s.key, it.fp, now, s.f, ttl_ms(it, need))
+end
+
+function SW.create(s, it, now)
+  s.last = now
+  s.present = true
+  store_fields(s.key, it.fp, now, s.f, ttl_ms(it, 0))
 end
 
 function SW.touch(s, it, now)

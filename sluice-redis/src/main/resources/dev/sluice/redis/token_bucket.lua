@@ -9,10 +9,10 @@
 local TB = {}
 
 function TB.load(key, it)
-  local tat, last = load_fields(key, it.fp, it.n)
+  local tat, last = load_fields(key, it, it.n)
   if not tat then
     tat = {}
-    for i = 1, it.n do tat[i] = -math.huge end
+    for i = 1, it.n do tat[i] = NEVER end
     return {key = key, present = false, tat = tat}
   end
   return {key = key, present = true, last = last, tat = tat}
@@ -43,6 +43,13 @@ function TB.commit(s, it, now, e, undo)
   store_fields(s.key, it.fp, now, s.tat, ttl_ms(it, need))
 end
 
+-- A decision on a key with no state still records its time, as the memory store does.
+function TB.create(s, it, now)
+  s.last = now
+  s.present = true
+  store_fields(s.key, it.fp, now, s.tat, ttl_ms(it, 0))
+end
+
 function TB.touch(s, it, now)
   s.last = now
   redis.call('SETRANGE', s.key, 4, struct.pack('<i8', now))
@@ -64,7 +71,7 @@ end
 -- TAT becomes max(TAT - c*T, last + delta): never below what those admissions alone would have
 -- left, so a refund never lets more through than the limit allows.
 function TB.refund(key, it, undo)
-  local tat, last = load_fields(key, it.fp, it.n)
+  local tat, last = load_fields(key, it, it.n)
   if not tat then
     return
   end

@@ -22,8 +22,12 @@ abstract class DifferentialTestBase {
   abstract void flush();
 
   private void compare(long seed, List<Algorithm> algorithms, int steps) {
+    compare(seed, algorithms, steps, TraceGenerator.Profile.SMALL);
+  }
+
+  private void compare(long seed, List<Algorithm> algorithms, int steps, TraceGenerator.Profile profile) {
     flush();
-    TraceGenerator trace = new TraceGenerator(seed, algorithms, 2, 6, 1_700_000_000_000_000L + seed * 7919);
+    TraceGenerator trace = new TraceGenerator(seed, algorithms, 2, 6, 1_700_000_000_000_000L + seed * 7919, profile);
     // The ticker never moves: the memory store then never sweeps idle keys on its own clock,
     // which would make it forget times seen that the Redis store (with a long TTL slack) keeps.
     MemoryStore memory = MemoryStore.builder().ticker(new FakeTicker()).build();
@@ -72,6 +76,19 @@ abstract class DifferentialTestBase {
     for (long seed = 41; seed <= 43; seed++) {
       compare(seed, List.of(Algorithm.LEAKY_BUCKET), 700);
     }
+  }
+
+  /** Logs beyond 4 KB are read and written slot by slot, and grow and wrap around. */
+  @Test
+  void largeSlidingLogsDecideExactlyAsTheMemoryStore() {
+    compare(61, List.of(Algorithm.SLIDING_LOG), 1500, new TraceGenerator.Profile(3000, 400_000, 80, 400, 0, 0));
+  }
+
+  /** Jumps of nine years move the base of 6-byte log slots; every other algorithm must not care. */
+  @Test
+  void jumpsOfYearsDecideExactlyAsTheMemoryStore() {
+    long nineYears = 9L * 366 * 24 * 3600 * 1_000_000;
+    compare(71, List.of(Algorithm.values()), 800, new TraceGenerator.Profile(40, 30_000, 5, 3000, 300, nineYears));
   }
 
   @Test

@@ -15,13 +15,29 @@ import java.util.Set;
 
 /** Random rules and request traces on an explicit clock, reproducible from a seed. */
 final class TraceGenerator {
+  /**
+   * Sizes of a trace: window limits up to {@code maxLimit}, periods up to {@code maxPeriodMicros},
+   * costs mostly up to {@code maxCost}, forward steps up to {@code maxStepMicros}, and one step in
+   * {@code jumpEvery} a jump forward by {@code jumpMicros} (0: never).
+   */
+  record Profile(int maxLimit, int maxPeriodMicros, int maxCost, int maxStepMicros, int jumpEvery, long jumpMicros) {
+    static final Profile SMALL = new Profile(12, 30_000, 3, 3000, 0, 0);
+  }
+
   private final Random random;
+  private final Profile profile;
   final List<Rule> rules = new ArrayList<>();
   private final List<String> keys;
   private long now;
 
   TraceGenerator(long seed, List<Algorithm> algorithms, int rulesPerAlgorithm, int keyCount, long startMicros) {
+    this(seed, algorithms, rulesPerAlgorithm, keyCount, startMicros, Profile.SMALL);
+  }
+
+  TraceGenerator(long seed, List<Algorithm> algorithms, int rulesPerAlgorithm, int keyCount, long startMicros,
+      Profile profile) {
     this.random = new Random(seed);
+    this.profile = profile;
     this.now = startMicros;
     int n = 0;
     for (Algorithm a : algorithms) {
@@ -55,28 +71,32 @@ final class TraceGenerator {
     return b.build();
   }
 
-  /** One to three windows, small limits, periods from 0.3 ms to 30 ms in whole microseconds. */
+  /** One to three windows; periods in whole microseconds. */
   private List<Window> windows() {
     int n = 1 + random.nextInt(3);
     List<Window> ws = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      long limit = 1 + random.nextInt(i == 0 ? 12 : 5);
-      long periodMicros = 300 + random.nextInt(30_000);
+      long limit = 1 + random.nextInt(i == 0 ? profile.maxLimit() : Math.max(1, profile.maxLimit() / 2));
+      long periodMicros = 300 + random.nextInt(profile.maxPeriodMicros());
       ws.add(new Window(limit, Duration.ofNanos(periodMicros * 1000)));
     }
     return ws;
   }
 
   /**
-   * The next request: time moves forward by up to 3 ms (now and then by nothing, and one time in
-   * 20 backwards by up to 2 ms); one to three distinct (rule, key) items with costs 0 to 4.
+   * The next request: time moves forward by up to the profile's step (now and then by nothing,
+   * one time in 20 backwards by up to 2 ms, and now and then by a jump); one to three distinct
+   * (rule, key) items, costs now and then larger than some limit.
    */
   Batch next() {
     int step = random.nextInt(20);
     if (step == 0) {
       now -= random.nextInt(2000);
     } else if (step > 3) {
-      now += random.nextInt(3000);
+      now += random.nextInt(profile.maxStepMicros());
+    }
+    if (profile.jumpEvery() > 0 && random.nextInt(profile.jumpEvery()) == 0) {
+      now += profile.jumpMicros();
     }
     int n = 1 + (random.nextInt(3) == 0 ? random.nextInt(3) : 0);
     List<ResolvedItem> items = new ArrayList<>();
@@ -87,7 +107,7 @@ final class TraceGenerator {
       if (!seen.add(r.name() + "|" + k)) {
         continue;
       }
-      long cost = random.nextInt(10) == 0 ? random.nextInt(15) : random.nextInt(3);
+      long cost = random.nextInt(10) == 0 ? random.nextInt(profile.maxLimit() + 3) : random.nextInt(profile.maxCost());
       items.add(new ResolvedItem(r, k, cost, r.windowsFor(k)));
     }
     return new Batch(items, now);
