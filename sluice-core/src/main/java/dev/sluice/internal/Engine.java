@@ -16,7 +16,6 @@ import dev.sluice.WindowState;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -79,7 +79,11 @@ public final class Engine implements RateLimiter {
       } else {
         slot[i] = at;
         Item prev = merged.get(at);
-        merged.set(at, new Item(prev.rule(), prev.key(), Math.addExact(prev.cost(), it.cost())));
+        if (it.cost() > Long.MAX_VALUE - prev.cost()) {
+          throw new IllegalArgumentException("the costs of the repeated item (rule '" + it.rule() + "', key '"
+              + it.key() + "') add up to more than " + Long.MAX_VALUE);
+        }
+        merged.set(at, new Item(prev.rule(), prev.key(), prev.cost() + it.cost()));
       }
     }
     List<ResolvedItem> resolved = new ArrayList<>(merged.size());
@@ -98,15 +102,37 @@ public final class Engine implements RateLimiter {
     if (key.isEmpty()) {
       throw new IllegalArgumentException("key must not be empty (rule '" + it.rule() + "')");
     }
-    // Cheap bound first: a UTF-8 encoding takes at most 3 bytes per char.
-    if (key.length() * 3 > maxKeyBytes) {
-      int bytes = key.getBytes(StandardCharsets.UTF_8).length;
-      if (bytes > maxKeyBytes) {
-        throw new IllegalArgumentException(
-            "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + it.rule() + "')");
-      }
+    long bytes = utf8Length(key, it.rule());
+    if (bytes > maxKeyBytes) {
+      throw new IllegalArgumentException(
+          "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + it.rule() + "')");
     }
     return new ResolvedItem(rule, key, cost, rule.windowsFor(key));
+  }
+
+  /**
+   * The key's length in UTF-8. A lone surrogate has no UTF-8 form: encoders replace it with '?',
+   * so two distinct keys would become one in any store that keeps bytes. Such keys are rejected.
+   */
+  private static long utf8Length(String key, String rule) {
+    long bytes = 0;
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (!Character.isSurrogate(c)) {
+        bytes += 3;
+      } else if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        throw new IllegalArgumentException("key has a lone surrogate (U+" + Integer.toHexString(c).toUpperCase(
+            java.util.Locale.ROOT) + ") at index " + i + ", so it is not valid Unicode (rule '" + rule + "')");
+      }
+    }
+    return bytes;
   }
 
   private Decision assemble(Resolved r, List<ItemDecision> decided, boolean degraded) {
@@ -163,7 +189,14 @@ public final class Engine implements RateLimiter {
       notify(request, d, start);
       return CompletableFuture.completedFuture(d);
     }
-    return store.decide(r.batch).toCompletableFuture()
+    CompletableFuture<List<ItemDecision>> stage;
+    try {
+      stage = store.decide(r.batch).toCompletableFuture();
+    } catch (RuntimeException e) {
+      // A store that fails before returning a stage has failed all the same: failure modes decide.
+      stage = CompletableFuture.failedFuture(e);
+    }
+    return stage
         .orTimeout(storeTimeoutMillis, TimeUnit.MILLISECONDS)
         .handle((items, err) -> {
           Decision d = err == null ? assemble(r, items, false) : degrade(r, err);
@@ -176,17 +209,31 @@ public final class Engine implements RateLimiter {
    * The store failed: each item follows its rule's failure mode. Closed items deny, open items
    * allow, local items are decided together on the in-process fallback with a share of their
    * limits. The decision is marked degraded.
+   *
+   * <p>A request with an enforced closed item is denied whatever the others say, so its local
+   * items are only looked at (cost 0), never consumed: a denial consumes nothing, degraded or not.
    */
   private Decision degrade(Resolved r, Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
     for (DecisionListener l : listeners) {
-      l.onStoreError(r.request, cause);
+      try {
+        l.onStoreError(r.request, cause);
+      } catch (RuntimeException ignored) {
+        // A listener must not change a decision.
+      }
     }
     List<ResolvedItem> items = r.batch.items();
+    boolean closedDenies = false;
+    for (ResolvedItem it : items) {
+      closedDenies |= it.rule().failureMode() == FailureMode.CLOSED && !it.rule().shadow();
+    }
     List<ResolvedItem> locals = new ArrayList<>();
     for (ResolvedItem it : items) {
       if (it.rule().failureMode() == FailureMode.LOCAL) {
-        locals.add(new ResolvedItem(it.rule(), it.key(), it.cost(), share(it.windows())));
+        locals.add(new ResolvedItem(it.rule(), it.key(), closedDenies ? 0 : it.cost(), share(it.windows())));
       }
     }
     List<ItemDecision> localDecisions = locals.isEmpty()
@@ -196,7 +243,11 @@ public final class Engine implements RateLimiter {
     int li = 0;
     for (ResolvedItem it : items) {
       switch (it.rule().failureMode()) {
-        case LOCAL -> out.add(localDecisions.get(li++));
+        case LOCAL -> {
+          ItemDecision d = localDecisions.get(li++);
+          out.add(d.cost() == it.cost() ? d : new ItemDecision(d.rule(), d.key(), it.cost(), d.allowed(), d.reason(),
+              d.waitMs(), d.windows(), d.shadow()));
+        }
         case OPEN -> out.add(new ItemDecision(it.rule().name(), it.key(), it.cost(), true, DenyReason.NONE, 0,
             List.of(), it.rule().shadow()));
         case CLOSED -> out.add(new ItemDecision(it.rule().name(), it.key(), it.cost(), false,
