@@ -1,0 +1,152 @@
+package dev.sluice.redis;
+
+import dev.sluice.Algorithm;
+import dev.sluice.KeyOverride;
+import dev.sluice.Rule;
+import dev.sluice.Window;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The part of an item's script arguments fixed by its rule and windows: algorithm code, shadow
+ * flag, rule fingerprint, window count, one algorithm-specific number and (limit, period, aux1,
+ * aux2) per window. Computed once per (rule, windows) and validated against what the script's
+ * double-precision arithmetic represents exactly.
+ */
+final class ItemShape {
+  /** Explicit times must lie within ±2^52 µs of the epoch (about ±142 years). */
+  static final long MAX_TIME = 1L << 52;
+  /** Periods, limits and max_wait up to 2^50 (µs: about 35 years): sums with times stay below 2^53. */
+  static final long MAX_PERIOD = 1L << 50;
+  static final long MAX_LIMIT = 1L << 50;
+  /** A sliding log of 10^7 units is a 60 MB string; larger limits should use sliding_window. */
+  static final long MAX_LOG_LIMIT = 10_000_000;
+  /** Log slots of 6 bytes reach 2^48 µs from their base; periods beyond 2^46 µs get 8 bytes. */
+  static final long SIX_BYTE_LOG_PERIOD = 1L << 46;
+
+  final byte[] algorithm;
+  final byte[][] tail;
+
+  private ItemShape(byte[] algorithm, byte[][] tail) {
+    this.algorithm = algorithm;
+    this.tail = tail;
+  }
+
+  /** @throws IllegalArgumentException if a window or max_wait is beyond what the Redis store supports */
+  static ItemShape of(Rule rule, List<Window> windows, int fingerprint) {
+    long longest = 0;
+    long maxLimit = 0;
+    for (Window w : windows) {
+      if (w.periodMicros() > MAX_PERIOD) {
+        throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports periods up to "
+            + MAX_PERIOD + " µs (about 35 years), was " + w.period());
+      }
+      if (w.limit() > MAX_LIMIT) {
+        throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports limits up to "
+            + MAX_LIMIT + ", was " + w.limit());
+      }
+      longest = Math.max(longest, w.periodMicros());
+      maxLimit = Math.max(maxLimit, w.limit());
+    }
+    long extra = 0;
+    switch (rule.algorithm()) {
+      case SLIDING_LOG:
+        if (maxLimit > MAX_LOG_LIMIT) {
+          throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store's sliding_log supports limits up to "
+              + MAX_LOG_LIMIT + " (was " + maxLimit + "); use sliding_window for larger limits");
+        }
+        extra = longest <= SIX_BYTE_LOG_PERIOD ? 6 : 8;
+        break;
+      case LEAKY_BUCKET:
+        extra = rule.maxWait().toNanos() / 1000;
+        if (extra > MAX_PERIOD) {
+          throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports max_wait up to "
+              + MAX_PERIOD + " µs, was " + rule.maxWait());
+        }
+        break;
+      default:
+        break;
+    }
+    List<byte[]> tail = new ArrayList<>(4 + 4 * windows.size());
+    tail.add(num(rule.shadow() ? 1 : 0));
+    tail.add(num(Integer.toUnsignedLong(fingerprint)));
+    tail.add(num(windows.size()));
+    tail.add(num(extra));
+    for (Window w : windows) {
+      long p = w.periodMicros();
+      long aux1 = 0;
+      long aux2 = 0;
+      switch (rule.algorithm()) {
+        case TOKEN_BUCKET:
+        case LEAKY_BUCKET:
+          aux1 = Math.max(1, (p + w.limit() - 1) / w.limit()); // emission interval, as the memory store
+          break;
+        case SLIDING_WINDOW:
+          aux1 = Math.max(1, (p + rule.precision() - 1) / rule.precision()); // bucket width
+          aux2 = (p + aux1 - 1) / aux1; // buckets per period
+          break;
+        default:
+          break;
+      }
+      tail.add(num(w.limit()));
+      tail.add(num(p));
+      tail.add(num(aux1));
+      tail.add(num(aux2));
+    }
+    return new ItemShape(num(code(rule.algorithm())), tail.toArray(new byte[0][]));
+  }
+
+  static int code(Algorithm a) {
+    switch (a) {
+      case SLIDING_LOG:
+        return 1;
+      case SLIDING_WINDOW:
+        return 2;
+      case FIXED_WINDOW:
+        return 3;
+      case TOKEN_BUCKET:
+        return 4;
+      case LEAKY_BUCKET:
+        return 5;
+      default:
+        throw new IllegalStateException("no script for algorithm " + a);
+    }
+  }
+
+  static byte[] num(long v) {
+    return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * 32 bits of SHA-256 over everything that makes two rules unequal (as {@link Rule#equals}):
+   * state written under one definition is not read under another, as in the memory store.
+   */
+  static int fingerprint(Rule rule) {
+    StringBuilder b = new StringBuilder();
+    b.append(rule.name()).append('\n').append(rule.algorithm().configName()).append('\n');
+    windows(b, rule.windows());
+    b.append("max_wait=").append(rule.hasExplicitMaxWait() ? rule.maxWait().toNanos() : "default").append('\n');
+    b.append("precision=").append(rule.precision()).append('\n');
+    for (KeyOverride o : rule.overrides()) {
+      b.append("override=").append(String.join("\u0000", o.keys())).append('\n');
+      windows(b, o.windows());
+    }
+    b.append("shadow=").append(rule.shadow()).append('\n');
+    b.append("failure_mode=").append(rule.failureMode()).append('\n');
+    try {
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(b.toString().getBytes(StandardCharsets.UTF_8));
+      return (d[0] & 0xff) << 24 | (d[1] & 0xff) << 16 | (d[2] & 0xff) << 8 | (d[3] & 0xff);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is unavailable", e);
+    }
+  }
+
+  private static void windows(StringBuilder b, List<Window> ws) {
+    for (Window w : ws) {
+      b.append(w.limit()).append('/').append(w.periodMicros()).append('\n');
+    }
+  }
+}

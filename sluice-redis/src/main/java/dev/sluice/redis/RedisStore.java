@@ -1,0 +1,343 @@
+package dev.sluice.redis;
+
+import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Window;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.ResolvedItem;
+import dev.sluice.spi.Store;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * State in Redis or Valkey — standalone, Sentinel or Cluster — shared by every application
+ * instance that connects to it.
+ *
+ * <p>Each decision is one script evaluation (EVALSHA) on the server, which reads the server's
+ * own clock ({@code TIME}), so instances with skewed clocks share one limit exactly. All windows
+ * of a (rule, key) live in one Redis string ({@code sluice:{rule|key}}); every key written has a
+ * TTL no shorter than the rule's longest window. On a Cluster, a request whose items live in
+ * different hash slots reserves on each slot's shard and refunds the reservations if any item is
+ * denied: a concurrent request may briefly see a reservation (a false deny), never an
+ * over-admission. See {@code docs/redis.md}.
+ *
+ * <pre>{@code
+ * RedisStore store = RedisStore.connect("redis-sentinel://h1:26379,h2:26379#mymaster");
+ * RateLimiter limiter = Sluice.builder().rules(rules).store(store).build();
+ * }</pre>
+ */
+public final class RedisStore implements Store {
+  private static final byte[] DECIDE = {'d'};
+  private static final byte[] RESERVE = {'r'};
+  private static final byte[] REFUND = {'u'};
+  private static final byte[] STORE_CLOCK = {};
+
+  private final Endpoint endpoint;
+  private final Link link;
+  private final String prefix;
+  private final KeyNames names;
+  private final byte[] slackMillis;
+  private final Map<Rule, Integer> fingerprints = new ConcurrentHashMap<>();
+  private final Map<ShapeKey, ItemShape> shapes = new ConcurrentHashMap<>();
+  /** The latest time this store has decided at, on the server's clock and on explicit times. */
+  private final AtomicLong latestStoreTime = new AtomicLong(Long.MIN_VALUE);
+  private final AtomicLong latestExplicitTime = new AtomicLong(Long.MIN_VALUE);
+  /** Per rule name added back after a removal: state last used before then is not its state. */
+  private final Map<String, Fresh> freshAfter = new ConcurrentHashMap<>();
+
+  private record ShapeKey(Rule rule, List<Window> windows) {}
+
+  /** Times (µs) before which a rule's state is stale, on the server's clock and on explicit times. */
+  private record Fresh(byte[] store, byte[] explicit) {}
+
+  private static final byte[] NEVER = ItemShape.num(-(1L << 53));
+
+  private RedisStore(Builder b, Endpoint endpoint, Link link) {
+    this.endpoint = endpoint;
+    this.link = link;
+    this.prefix = b.prefix;
+    this.names = new KeyNames(b.prefix);
+    this.slackMillis = ItemShape.num(b.ttlSlack.toMillis());
+  }
+
+  /**
+   * Connects with default settings.
+   *
+   * @throws IllegalArgumentException if {@code uri} is not a supported Redis URI
+   * @throws io.lettuce.core.RedisConnectionException if no server can be reached
+   */
+  public static RedisStore connect(String uri) {
+    return builder(uri).build();
+  }
+
+  /** @see Builder */
+  public static Builder builder(String uri) {
+    return new Builder(uri);
+  }
+
+  /** The Redis key holding the state of {@code key} under the rule named {@code rule}. */
+  public String keyName(String rule, String key) {
+    return new String(names.name(rule, key), StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public CompletionStage<List<ItemDecision>> decide(Batch batch) {
+    List<ResolvedItem> items = batch.items();
+    byte[] time;
+    byte[][] keys = new byte[items.size()][];
+    ItemShape[] shape = new ItemShape[items.size()];
+    try {
+      time = time(batch);
+      for (int i = 0; i < items.size(); i++) {
+        ResolvedItem it = items.get(i);
+        keys[i] = names.name(it.rule().name(), it.key());
+        shape[i] = shape(it);
+      }
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (!link.clustered() || sameSlot(keys)) {
+      // Standalone and Sentinel: one server holds every key, so one script decides them all.
+      int[] all = new int[items.size()];
+      for (int i = 0; i < all.length; i++) {
+        all[i] = i;
+      }
+      return DecisionScript.run(link, keys, args(DECIDE, time, items, shape, all, null))
+          .thenApply(reply -> {
+            decidedAt(reply, time);
+            return Replies.decode(reply, items);
+          });
+    }
+    return new ShardedDecision(this, items, keys, shape, time).run();
+  }
+
+  /** Records the time a script decided at; {@code time} is the explicit time sent, or empty. */
+  void decidedAt(List<?> report, byte[] time) {
+    long t = Replies.time(report);
+    (time.length == 0 ? latestStoreTime : latestExplicitTime).accumulateAndGet(t, Math::max);
+  }
+
+  private static boolean sameSlot(byte[][] keys) {
+    int slot = Link.slot(keys[0]);
+    for (int i = 1; i < keys.length; i++) {
+      if (Link.slot(keys[i]) != slot) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static byte[] time(Batch batch) {
+    if (!batch.hasExplicitTime()) {
+      return STORE_CLOCK;
+    }
+    long t = batch.timeMicros();
+    if (t <= -ItemShape.MAX_TIME || t >= ItemShape.MAX_TIME) {
+      throw new IllegalArgumentException("explicit time " + t + " µs is outside what the Redis store supports (±2^52 µs from the epoch)");
+    }
+    return ItemShape.num(t);
+  }
+
+  private ItemShape shape(ResolvedItem it) {
+    ShapeKey k = new ShapeKey(it.rule(), it.windows());
+    ItemShape s = shapes.get(k);
+    if (s == null) {
+      int fp = fingerprints.computeIfAbsent(it.rule(), ItemShape::fingerprint);
+      s = ItemShape.of(it.rule(), it.windows(), fp);
+      shapes.put(k, s);
+    }
+    return s;
+  }
+
+  /**
+   * Script arguments for the items at {@code which}: mode, time, TTL slack, then each item; for
+   * a refund each item is followed by its undo record.
+   */
+  byte[][] args(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
+      List<List<?>> undo) {
+    List<byte[]> a = new ArrayList<>();
+    a.add(mode);
+    a.add(time);
+    a.add(slackMillis);
+    for (int n = 0; n < which.length; n++) {
+      int i = which[n];
+      a.add(shape[i].algorithm);
+      a.add(ItemShape.num(items.get(i).cost()));
+      Fresh f = freshAfter.get(items.get(i).rule().name());
+      a.add(f == null ? NEVER : time.length == 0 ? f.store : f.explicit);
+      for (byte[] t : shape[i].tail) {
+        a.add(t);
+      }
+      if (undo != null) {
+        List<?> u = undo.get(n);
+        a.add(ItemShape.num(u.size()));
+        for (int j = 0; j < u.size(); j++) {
+          a.add(ItemShape.num(Replies.num(u, j)));
+        }
+      }
+    }
+    return a.toArray(new byte[0][]);
+  }
+
+  Link link() {
+    return link;
+  }
+
+  static byte[] reserveMode() {
+    return RESERVE;
+  }
+
+  static byte[] refundMode() {
+    return REFUND;
+  }
+
+  @Override
+  public CompletionStage<Void> reset(String rule, String key) {
+    try {
+      return link.del(names.name(rule, key)).thenApply(n -> null);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Nothing is deleted. Every value records the fingerprint of the rule definition that wrote it,
+   * and a value written under another definition is treated as absent (and overwritten on the next
+   * decision), so a changed rule starts fresh while unchanged rules keep their state. A rule that
+   * comes back after a removal starts fresh too: values whose latest time is not after the latest
+   * time this store had decided at are not read for it.
+   */
+  @Override
+  public void rulesChanged(RuleSet before, RuleSet after) {
+    shapes.clear();
+    fingerprints.clear();
+    freshAfter.keySet().removeIf(name -> after.get(name) == null);
+    for (Rule r : after.rules()) {
+      if (before.get(r.name()) == null) {
+        freshAfter.put(r.name(), new Fresh(after(latestStoreTime), after(latestExplicitTime)));
+      }
+    }
+  }
+
+  private static byte[] after(AtomicLong latest) {
+    long t = latest.get();
+    return t == Long.MIN_VALUE ? NEVER : ItemShape.num(t + 1);
+  }
+
+  @Override
+  public CompletionStage<Boolean> ping() {
+    return link.ping().handle((pong, e) -> e == null && "PONG".equals(pong));
+  }
+
+  /** Topology, hosts, user and prefix; never a password. */
+  @Override
+  public String describe() {
+    return "redis " + endpoint.description() + " prefix=" + prefix;
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+
+  @Override
+  public void close() {
+    link.close();
+  }
+
+  /** Builds a {@link RedisStore}. */
+  public static final class Builder {
+    private final String uri;
+    private String prefix = "sluice:";
+    private Duration connectTimeout = Duration.ofSeconds(2);
+    private Duration commandTimeout = Duration.ofSeconds(1);
+    private Duration ttlSlack = Duration.ofSeconds(1);
+    private int requestQueueSize = 100_000;
+
+    private Builder(String uri) {
+      this.uri = Objects.requireNonNull(uri, "uri");
+    }
+
+    /**
+     * Prepended to every key name; default {@code sluice:}.
+     *
+     * @throws IllegalArgumentException if it contains {@code {} or {@code }}
+     */
+    public Builder prefix(String p) {
+      Objects.requireNonNull(p, "prefix");
+      new KeyNames(p);
+      this.prefix = p;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException unless positive */
+    public Builder connectTimeout(Duration d) {
+      this.connectTimeout = positive(d, "connectTimeout");
+      return this;
+    }
+
+    /** How long a command may take before it fails; default 1 s. @throws IllegalArgumentException unless positive */
+    public Builder commandTimeout(Duration d) {
+      this.commandTimeout = positive(d, "commandTimeout");
+      return this;
+    }
+
+    /**
+     * Added to every TTL beyond the time the state matters; default 1 s. Covers clock steps
+     * between a master and its replicas, and explicit times that move slower than real time.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder ttlSlack(Duration d) {
+      Objects.requireNonNull(d, "ttlSlack");
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("ttlSlack must be >= 0, was " + d);
+      }
+      this.ttlSlack = d;
+      return this;
+    }
+
+    /**
+     * Commands in flight or waiting for a reconnect beyond which new ones fail at once; default
+     * 100,000.
+     *
+     * @throws IllegalArgumentException unless positive
+     */
+    public Builder requestQueueSize(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("requestQueueSize must be >= 1, was " + n);
+      }
+      this.requestQueueSize = n;
+      return this;
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be > 0, was " + d);
+      }
+      return d;
+    }
+
+    /**
+     * Connects.
+     *
+     * @throws IllegalArgumentException if the URI is not a supported Redis URI
+     * @throws io.lettuce.core.RedisConnectionException if no server can be reached
+     */
+    public RedisStore build() {
+      Endpoint endpoint = Endpoint.parse(uri);
+      Link link = Link.open(endpoint, connectTimeout, commandTimeout, requestQueueSize);
+      return new RedisStore(this, endpoint, link);
+    }
+  }
+}
