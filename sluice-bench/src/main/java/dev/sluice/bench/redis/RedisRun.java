@@ -335,7 +335,7 @@ public final class RedisRun {
     return String.format(Locale.ROOT, nanos < 100_000 ? "%.1f" : "%.0f", nanos / 1000.0);
   }
 
-  /** Hook for the ceiling of Sluice's own script; filled in by {@link #ceilings}. */
+  /** redis-benchmark replaying the script call of each contender that makes one per decision. */
   private void ceilings(LocalRedis redis, RedisCommands<String, String> admin) throws IOException, InterruptedException {
     for (Ceiling c : RedisContenders.ceilings(o.contenders, redis.uri(), redis.port())) {
       for (String mode : o.modes) {
