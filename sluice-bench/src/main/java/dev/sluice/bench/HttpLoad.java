@@ -4,9 +4,12 @@ import dev.sluice.Rule;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.redis.RedisStore;
 import dev.sluice.server.SluiceService;
 import dev.sluice.server.config.InvalidConfigException;
 import dev.sluice.spi.Store;
+import dev.sluice.testkit.Flavor;
+import dev.sluice.testkit.Standalone;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,14 +26,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * HTTP load on the service: starts it on 127.0.0.1 (memory store) with the rule
+ * HTTP load on the service: starts it on 127.0.0.1 (memory store, then Redis on a server of its
+ * own started by the test kit) with the rule
  * {@code auth.createToken} (20/60s + 5/3s, or the admitting variant), drives
  * {@code POST /v1/acquire} with wrk over keep-alive connections, and prints decisions/s and
  * latency as Markdown.
  *
  * <pre>
  * ./mvnw -q -pl sluice-bench -am package -DskipTests
- * java -cp sluice-bench/target/sluice-bench.jar dev.sluice.bench.HttpLoad --seconds 15 --connections 64 --threads 1
+ * java -cp sluice-bench/target/sluice-bench.jar dev.sluice.bench.HttpLoad --seconds 15 --connections 64 --threads 1 \
+ *     --stores memory,redis --rules real,admitting --keys 10000,1
  * </pre>
  */
 public final class HttpLoad {
@@ -58,27 +63,39 @@ public final class HttpLoad {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new LinkedHashMap<>(Map.of("seconds", "15", "connections", "64", "threads", "1",
-        "keys", "10000,1", "rules", "real,admitting", "wrk", "wrk"));
+        "keys", "10000,1", "rules", "real,admitting", "wrk", "wrk", "stores", "memory,redis"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
         throw new IllegalArgumentException("unknown option '" + args[i] + "'; known: " + o.keySet());
       }
       o.put(args[i].substring(2), args[i + 1]);
     }
-    System.out.println("## HTTP load, " + ZonedDateTime.now() + ", memory store");
+    System.out.println("## HTTP load, " + ZonedDateTime.now());
     System.out.println();
-    System.out.println("| rule | keys | wrk threads | connections | decisions/s | allowed | p50 µs | p99 µs | p99.9 µs | errors |");
-    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    System.out.println("| store | rule | keys | wrk threads | connections | decisions/s | allowed | p50 µs | p99 µs | p99.9 µs | errors |");
+    System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     Path dir = Files.createTempDirectory("sluice-http-load-");
     Path lua = dir.resolve("acquire.lua");
     try (InputStream in = HttpLoad.class.getResourceAsStream("http/acquire.lua")) {
       Files.write(lua, in.readAllBytes());
     }
+    for (String storeName : o.get("stores").split(",")) {
+      try (Standalone redis = storeName.equals("redis") ? Standalone.start(Flavor.REDIS) : null) {
+        run(o, dir, lua, storeName, redis);
+      }
+    }
+  }
+
+  private static void run(Map<String, String> o, Path dir, Path lua, String storeName, Standalone redis)
+      throws Exception {
     for (String rule : o.get("rules").split(",")) {
       Path config = dir.resolve("limits.yaml");
       Files.writeString(config, rule.equals("admitting") ? ADMITTING : REAL);
       for (String keys : o.get("keys").split(",")) {
-        Store store = MemoryStore.create();
+        if (redis != null) {
+          redis.command("FLUSHALL");
+        }
+        Store store = redis == null ? MemoryStore.create() : RedisStore.connect(redis.uri());
         try (SluiceService service = SluiceService.start(
             SluiceService.Settings.of(config).withHost("127.0.0.1").withPort(0), store, HttpLoad::parse)) {
           List<String> cmd = List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"),
@@ -90,7 +107,8 @@ public final class HttpLoad {
           Map<String, String> r = wrk(cmd, keys);
           long allowed = Long.parseLong(r.get("allowed"));
           long denied = Long.parseLong(r.get("denied"));
-          System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %,.0f | %.1f%% | %s | %s | %s | %s |%n", rule, keys,
+          System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %,.0f | %.1f%% | %s | %s | %s | %s |%n", storeName,
+              rule, keys,
               o.get("threads"), o.get("connections"), Double.parseDouble(r.get("rps")),
               100.0 * allowed / Math.max(1, allowed + denied), r.get("p50us"), r.get("p99us"), r.get("p999us"),
               r.get("other"));
