@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -39,6 +40,8 @@ final class NativeReader {
   static final long MAX_LIMIT = 1_000_000_000_000_000L;
   /** The exact log keeps one entry per unit in an array. */
   static final long MAX_SLIDING_LOG_LIMIT = Integer.MAX_VALUE - 8;
+
+  private static final Pattern PLAIN_INTEGER = Pattern.compile("[-+]?(0|[1-9][0-9_]*)");
 
   private final String file;
   private final List<ConfigProblem> errors = new ArrayList<>();
@@ -101,7 +104,7 @@ final class NativeReader {
     checkFields(map, ROOT_FIELDS);
     Field limits = map.field(ROOT_KEY);
     if (limits == null) {
-      error(map.at, "missing '" + ROOT_KEY + "' (the list of rules)");
+      missing(map, ROOT_KEY, ROOT_FIELDS, "missing '" + ROOT_KEY + "' (the list of rules)");
       return;
     }
     if (!(limits.value() instanceof ListNode list)) {
@@ -129,6 +132,40 @@ final class NativeReader {
     }
   }
 
+  /**
+   * Reports a missing required field, unless the mapping has an unknown field that is probably
+   * that one misspelt ({@code limt}): its error already says what to write.
+   */
+  private void missing(MapNode m, String field, List<String> expected, String message) {
+    for (String name : m.fields.keySet()) {
+      if (!expected.contains(name) && distance(name, field) <= 2) {
+        errorCount++;
+        return;
+      }
+    }
+    error(m.at, message);
+  }
+
+  /** Levenshtein distance, for telling a typo from a different field. */
+  static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+
   /** The rule, or null if it has errors (which are recorded). */
   private Rule readRule(Node n, int index, Map<String, ConfigLocation> names) {
     if (!(n instanceof MapNode m)) {
@@ -143,7 +180,7 @@ final class NativeReader {
     Field nameField = m.field("name");
     String label = "rule " + index;
     if (nameField == null) {
-      error(m.at, "rule " + index + " has no 'name'");
+      missing(m, "name", RULE_FIELDS, "rule " + index + " has no 'name'");
     } else {
       nameAt = nameField.value().at;
       name = string(nameField, "name");
@@ -176,7 +213,7 @@ final class NativeReader {
     List<ConfigLocation> windowsAt = new ArrayList<>();
     Field config = m.field("config");
     if (config == null) {
-      error(m.at, label + " has no 'config' (its list of windows, each with limit and period)");
+      missing(m, "config", RULE_FIELDS, label + " has no 'config' (its list of windows, each with limit and period)");
     } else {
       windows = windows(config, algorithm, windowsAt);
     }
@@ -286,14 +323,14 @@ final class NativeReader {
     Long limit = null;
     Field lf = m.field("limit");
     if (lf == null) {
-      error(m.at, "window has no 'limit'");
+      missing(m, "limit", WINDOW_FIELDS, "window has no 'limit'");
     } else {
       limit = limit(lf, algorithm);
     }
     Long period = null;
     Field pf = m.field("period");
     if (pf == null) {
-      error(m.at, "window has no 'period'");
+      missing(m, "period", WINDOW_FIELDS, "window has no 'period'");
     } else {
       period = duration(pf.value(), "period", false);
     }
@@ -307,6 +344,9 @@ final class NativeReader {
     Node v = f.value();
     if (!(v instanceof ScalarNode s) || s.token != JsonToken.VALUE_NUMBER_INT) {
       error(v.at, "limit must be a whole number ≥ 1, found " + v.describe());
+      return null;
+    }
+    if (!decimal(s, "limit")) {
       return null;
     }
     if (s.number.signum() <= 0) {
@@ -335,6 +375,9 @@ final class NativeReader {
           error(v.at, what + " must be finite, found " + s.text);
           return null;
         }
+        if (s.token == JsonToken.VALUE_NUMBER_INT && !decimal(s, what)) {
+          return null;
+        }
         micros = Durations.ofSeconds(s.number, what);
       } else if (v instanceof ScalarNode s && s.isString()) {
         micros = Durations.parse(s.text, what);
@@ -359,11 +402,27 @@ final class NativeReader {
       error(v.at, "precision must be a whole number from 1 to 1000, found " + v.describe());
       return null;
     }
+    if (!decimal(s, "precision")) {
+      return null;
+    }
     if (s.number.compareTo(BigDecimal.ONE) < 0 || s.number.compareTo(BigDecimal.valueOf(1000)) > 0) {
       error(v.at, "precision must be from 1 to 1000, found " + s.text);
       return null;
     }
     return s.number.intValueExact();
+  }
+
+  /**
+   * Whether an integer is written in plain decimal. YAML 1.1 reads {@code 020} as octal 16 and
+   * {@code 0x10} as hexadecimal: a limit written that way is almost surely a mistake.
+   */
+  private boolean decimal(ScalarNode s, String what) {
+    if (PLAIN_INTEGER.matcher(s.text).matches()) {
+      return true;
+    }
+    error(s.at, what + " must be written in decimal digits, found " + s.text + " (YAML would read it as "
+        + s.number.toPlainString() + ")");
+    return false;
   }
 
   private Boolean bool(Field f) {
@@ -410,7 +469,7 @@ final class NativeReader {
       List<ConfigLocation> keysAt = new ArrayList<>();
       Field kf = m.field("keys");
       if (kf == null) {
-        error(m.at, "override has no 'keys' (a list of keys or prefixes ending in '*')");
+        missing(m, "keys", OVERRIDE_FIELDS, "override has no 'keys' (a list of keys or prefixes ending in '*')");
       } else {
         keys = patterns(kf, keysAt);
       }
@@ -418,7 +477,7 @@ final class NativeReader {
       List<ConfigLocation> at = new ArrayList<>();
       Field cf = m.field("config");
       if (cf == null) {
-        error(m.at, "override has no 'config' (its list of windows)");
+        missing(m, "config", OVERRIDE_FIELDS, "override has no 'config' (its list of windows)");
       } else {
         windows = windows(cf, algorithm, at);
       }

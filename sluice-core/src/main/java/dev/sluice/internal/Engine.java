@@ -16,7 +16,6 @@ import dev.sluice.WindowState;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,7 +24,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The limiter: validates and resolves requests, hands them to the store as one batch, applies
@@ -37,18 +39,22 @@ public final class Engine implements RateLimiter {
   private final double localShare;
   private final int maxKeyBytes;
   private final long storeTimeoutMillis;
+  private final int maxInFlight;
+  /** Store calls made and not yet answered, whether or not their callers still wait. */
+  private final AtomicInteger inFlight = new AtomicInteger();
   private final DecisionListener[] listeners;
   private final Sleeper sleeper;
   private volatile RuleSet rules;
 
   public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
-      List<DecisionListener> listeners, Sleeper sleeper) {
+      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper) {
     this.rules = rules;
     this.store = store;
     this.local = local;
     this.localShare = localShare;
     this.maxKeyBytes = maxKeyBytes;
     this.storeTimeoutMillis = storeTimeout.toMillis();
+    this.maxInFlight = maxInFlight;
     this.listeners = listeners.toArray(new DecisionListener[0]);
     this.sleeper = sleeper;
   }
@@ -79,7 +85,11 @@ public final class Engine implements RateLimiter {
       } else {
         slot[i] = at;
         Item prev = merged.get(at);
-        merged.set(at, new Item(prev.rule(), prev.key(), Math.addExact(prev.cost(), it.cost())));
+        if (it.cost() > Long.MAX_VALUE - prev.cost()) {
+          throw new IllegalArgumentException("the costs of the repeated item (rule '" + it.rule() + "', key '"
+              + it.key() + "') add up to more than " + Long.MAX_VALUE);
+        }
+        merged.set(at, new Item(prev.rule(), prev.key(), prev.cost() + it.cost()));
       }
     }
     List<ResolvedItem> resolved = new ArrayList<>(merged.size());
@@ -98,15 +108,37 @@ public final class Engine implements RateLimiter {
     if (key.isEmpty()) {
       throw new IllegalArgumentException("key must not be empty (rule '" + it.rule() + "')");
     }
-    // Cheap bound first: a UTF-8 encoding takes at most 3 bytes per char.
-    if (key.length() * 3 > maxKeyBytes) {
-      int bytes = key.getBytes(StandardCharsets.UTF_8).length;
-      if (bytes > maxKeyBytes) {
-        throw new IllegalArgumentException(
-            "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + it.rule() + "')");
-      }
+    long bytes = utf8Length(key, it.rule());
+    if (bytes > maxKeyBytes) {
+      throw new IllegalArgumentException(
+          "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + it.rule() + "')");
     }
     return new ResolvedItem(rule, key, cost, rule.windowsFor(key));
+  }
+
+  /**
+   * The key's length in UTF-8. A lone surrogate has no UTF-8 form: encoders replace it with '?',
+   * so two distinct keys would become one in any store that keeps bytes. Such keys are rejected.
+   */
+  private static long utf8Length(String key, String rule) {
+    long bytes = 0;
+    for (int i = 0; i < key.length(); i++) {
+      char c = key.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (!Character.isSurrogate(c)) {
+        bytes += 3;
+      } else if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        throw new IllegalArgumentException("key has a lone surrogate (U+" + Integer.toHexString(c).toUpperCase(
+            java.util.Locale.ROOT) + ") at index " + i + ", so it is not valid Unicode (rule '" + rule + "')");
+      }
+    }
+    return bytes;
   }
 
   private Decision assemble(Resolved r, List<ItemDecision> decided, boolean degraded) {
@@ -136,8 +168,10 @@ public final class Engine implements RateLimiter {
       d = assemble(r, store.decideSync(r.batch), false);
     } else {
       try {
-        d = assemble(r, store.decide(r.batch).toCompletableFuture()
-            .get(storeTimeoutMillis, TimeUnit.MILLISECONDS), false);
+        CompletableFuture<List<ItemDecision>> call = callStore(r.batch);
+        // Waiting on the caller's own thread: a slow store holds callers at most the timeout
+        // and starts no thread of its own.
+        d = assemble(r, call.get(storeTimeoutMillis, TimeUnit.MILLISECONDS), false);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         d = degrade(r, e);
@@ -163,7 +197,18 @@ public final class Engine implements RateLimiter {
       notify(request, d, start);
       return CompletableFuture.completedFuture(d);
     }
-    return store.decide(r.batch).toCompletableFuture()
+    CompletableFuture<List<ItemDecision>> stage;
+    try {
+      // A copy, so that the timeout completes the caller's stage and never the store's own
+      // future, whose completion frees the in-flight slot.
+      stage = callStore(r.batch).copy();
+    } catch (RuntimeException e) {
+      // A store that fails before returning a stage has failed all the same: failure modes decide.
+      stage = CompletableFuture.failedFuture(e);
+    }
+    // orTimeout arms one task on the JDK's shared delay scheduler (a single thread for the whole
+    // JVM), cancelled when the store answers: no thread per call.
+    return stage
         .orTimeout(storeTimeoutMillis, TimeUnit.MILLISECONDS)
         .handle((items, err) -> {
           Decision d = err == null ? assemble(r, items, false) : degrade(r, err);
@@ -173,20 +218,63 @@ public final class Engine implements RateLimiter {
   }
 
   /**
+   * Calls the store, unless {@code maxInFlight} calls already wait for its answer: then the call
+   * is not made and the returned stage has failed with {@link StoreOverloadedException}, so that
+   * failure modes decide at once instead of adding to a queue that a slow store does not drain.
+   *
+   * <p>A slot is freed when the store answers or fails, not when its caller stops waiting: a call
+   * that timed out may still sit in the client's queue or on the wire, and counts until the
+   * client gives up on it (the Redis store's command timeout).
+   */
+  private CompletableFuture<List<ItemDecision>> callStore(Batch batch) {
+    if (inFlight.incrementAndGet() > maxInFlight) {
+      inFlight.decrementAndGet();
+      return CompletableFuture.failedFuture(new StoreOverloadedException(maxInFlight));
+    }
+    CompletableFuture<List<ItemDecision>> call;
+    try {
+      call = store.decide(batch).toCompletableFuture();
+    } catch (RuntimeException | Error e) {
+      inFlight.decrementAndGet();
+      throw e;
+    }
+    // A dependent of its own, never completed by anyone else, so that it always runs.
+    call.whenComplete((items, err) -> inFlight.decrementAndGet());
+    return call;
+  }
+
+  /**
    * The store failed: each item follows its rule's failure mode. Closed items deny, open items
    * allow, local items are decided together on the in-process fallback with a share of their
    * limits. The decision is marked degraded.
+   *
+   * <p>A request with an enforced closed item is denied whatever the others say, so its local
+   * items are only looked at (cost 0), never consumed: a denial consumes nothing, degraded or not.
    */
   private Decision degrade(Resolved r, Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof TimeoutException && cause.getMessage() == null) {
+      cause = new TimeoutException("the store did not answer within " + storeTimeoutMillis + " ms");
+    }
     for (DecisionListener l : listeners) {
-      l.onStoreError(r.request, cause);
+      try {
+        l.onStoreError(r.request, cause);
+      } catch (RuntimeException ignored) {
+        // A listener must not change a decision.
+      }
     }
     List<ResolvedItem> items = r.batch.items();
+    boolean closedDenies = false;
+    for (ResolvedItem it : items) {
+      closedDenies |= it.rule().failureMode() == FailureMode.CLOSED && !it.rule().shadow();
+    }
     List<ResolvedItem> locals = new ArrayList<>();
     for (ResolvedItem it : items) {
       if (it.rule().failureMode() == FailureMode.LOCAL) {
-        locals.add(new ResolvedItem(it.rule(), it.key(), it.cost(), share(it.windows())));
+        locals.add(new ResolvedItem(it.rule(), it.key(), closedDenies ? 0 : it.cost(), share(it.windows())));
       }
     }
     List<ItemDecision> localDecisions = locals.isEmpty()
@@ -196,7 +284,11 @@ public final class Engine implements RateLimiter {
     int li = 0;
     for (ResolvedItem it : items) {
       switch (it.rule().failureMode()) {
-        case LOCAL -> out.add(localDecisions.get(li++));
+        case LOCAL -> {
+          ItemDecision d = localDecisions.get(li++);
+          out.add(d.cost() == it.cost() ? d : new ItemDecision(d.rule(), d.key(), it.cost(), d.allowed(), d.reason(),
+              d.waitMs(), d.windows(), d.shadow()));
+        }
         case OPEN -> out.add(new ItemDecision(it.rule().name(), it.key(), it.cost(), true, DenyReason.NONE, 0,
             List.of(), it.rule().shadow()));
         case CLOSED -> out.add(new ItemDecision(it.rule().name(), it.key(), it.cost(), false,

@@ -29,8 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Eviction.</b> A key whose windows are all empty holds no information and is dropped by a
  * sweep. Sweeps run on a caller thread, at most one at a time, when at least a second has passed
- * on the store's ticker since the last one (checked on about one decision in 1024), when the key
- * cap is reached, and on {@link #cleanUp()}.
+ * since the last one (checked on about one decision in 1024), when the key cap is reached, and on
+ * {@link #cleanUp()}. Automatic sweeps judge idleness at the time of the decision that triggers
+ * them — its explicit time if it has one — because that is the clock its keys are counted on: a
+ * replay running behind the ticker must not lose live keys to a sweep on the ticker's time.
  *
  * <p><b>Key cap.</b> At most {@code maxKeys} keys are held (default 1,000,000). When the cap is
  * reached and a sweep frees nothing, a request for a new key is denied with
@@ -98,15 +100,15 @@ public final class MemoryStore implements Store {
     };
   }
 
-  /** The state of the item's key, created if absent; null when the store is full. */
-  private KeyState state(ResolvedItem item) {
+  /** The state of the item's key, created if absent; null when the store is full at {@code now}. */
+  private KeyState state(ResolvedItem item, long now) {
     Table t = table(item.rule());
     KeyState s = t.keys.get(item.key());
     if (s != null) {
       return s;
     }
     if (keyCount.get() >= maxKeys) {
-      cleanUp();
+      cleanUp(now);
       if (keyCount.get() >= maxKeys) {
         return null;
       }
@@ -132,20 +134,16 @@ public final class MemoryStore implements Store {
 
   @Override
   public List<ItemDecision> decideSync(Batch batch) {
-    List<ItemDecision> out = batch.items().size() == 1 ? decideOne(batch) : decideMany(batch);
-    maybeSweep();
+    long requested = batch.hasExplicitTime() ? batch.timeMicros() : ticker.nowMicros();
+    List<ItemDecision> out = batch.items().size() == 1 ? decideOne(batch, requested) : decideMany(batch, requested);
+    maybeSweep(requested);
     return out;
   }
 
-  private long now(Batch batch) {
-    return batch.hasExplicitTime() ? batch.timeMicros() : ticker.nowMicros();
-  }
-
-  private List<ItemDecision> decideOne(Batch batch) {
+  private List<ItemDecision> decideOne(Batch batch, long requested) {
     ResolvedItem item = batch.items().get(0);
-    long requested = now(batch);
     while (true) {
-      KeyState s = state(item);
+      KeyState s = state(item, requested);
       if (s == null) {
         return List.of(full(item));
       }
@@ -164,19 +162,18 @@ public final class MemoryStore implements Store {
     }
   }
 
-  private List<ItemDecision> decideMany(Batch batch) {
+  private List<ItemDecision> decideMany(Batch batch, long requested) {
     List<ResolvedItem> items = batch.items();
     int n = items.size();
-    long requested = now(batch);
     while (true) {
       KeyState[] states = new KeyState[n];
       boolean full = false;
       for (int i = 0; i < n; i++) {
-        states[i] = state(items.get(i));
+        states[i] = state(items.get(i), requested);
         full |= states[i] == null;
       }
       if (full) {
-        return fullBatch(items, states);
+        return fullBatch(items, states, requested);
       }
       KeyState[] lockOrder = states.clone();
       Arrays.sort(lockOrder, Comparator.comparingLong(s -> s.order));
@@ -266,7 +263,7 @@ public final class MemoryStore implements Store {
   }
 
   /** The store is full for some new key: nothing is consumed; held keys report their state. */
-  private List<ItemDecision> fullBatch(List<ResolvedItem> items, KeyState[] states) {
+  private List<ItemDecision> fullBatch(List<ResolvedItem> items, KeyState[] states, long requested) {
     List<ItemDecision> out = new ArrayList<>();
     for (int i = 0; i < items.size(); i++) {
       ResolvedItem item = items.get(i);
@@ -276,7 +273,7 @@ public final class MemoryStore implements Store {
       }
       KeyState s = states[i];
       synchronized (s) {
-        long now = s.clamp(ticker.nowMicros());
+        long now = s.clamp(requested);
         Eval e = new Eval(s.windows());
         s.evaluate(now, item.cost(), e);
         out.add(report(item, s, now, e));
@@ -285,12 +282,14 @@ public final class MemoryStore implements Store {
     return out;
   }
 
-  private void maybeSweep() {
+  private void maybeSweep(long now) {
     if ((ThreadLocalRandom.current().nextInt() & 1023) != 0) {
       return;
     }
-    if (ticker.nowMicros() - lastSweep >= SWEEP_INTERVAL_MICROS) {
-      cleanUp();
+    // A time before the last sweep means a clock behind the one that swept (a replay); sweep on it.
+    long last = lastSweep;
+    if (now < last || now - last >= SWEEP_INTERVAL_MICROS) {
+      cleanUp(now);
     }
   }
 

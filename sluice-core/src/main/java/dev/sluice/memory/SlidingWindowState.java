@@ -8,8 +8,10 @@ import java.util.List;
  * Rolling windows from sub-bucket counters. Window (L, P) with precision B has buckets of width
  * w = ⌈P/B⌉ aligned to the epoch, and counts the n+1 most recent buckets, n = ⌈P/w⌉. Those
  * buckets cover all of (now − P, now], so the count never misses an admission: the algorithm
- * never admits more than the exact log would. Its error is the other way: an admission is held
- * for up to one bucket width (P/B) longer than the exact log holds it.
+ * never admits more than the exact log would. Its error is the other way: an admission at a is
+ * held until its bucket leaves, (⌊a/w⌋ + n + 1)·w, which is after a + P by at most
+ * X = (n+1)·w − P. X is one bucket width w when w divides P, and less than 2·w otherwise (for
+ * P = 1 s and B = 3, w = 333,334 µs and X = 333,336 µs).
  */
 final class SlidingWindowState extends KeyState {
   private final long[] width;

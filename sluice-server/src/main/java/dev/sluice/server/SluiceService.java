@@ -35,39 +35,49 @@ public final class SluiceService implements AutoCloseable {
    * @param pollInterval how often the configuration is checked for changes
    * @param adminToken if not null, required by {@code /v1/reset}
    * @param drainTimeout how long shutdown waits for requests in flight
+   * @param storeTimeout how long a remote store may take before failure modes decide
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
-      Duration drainTimeout) {
+      Duration drainTimeout, Duration storeTimeout) {
     public Settings {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(pollInterval, "pollInterval");
       Objects.requireNonNull(drainTimeout, "drainTimeout");
+      Objects.requireNonNull(storeTimeout, "storeTimeout");
     }
 
-    /** Defaults: all interfaces, port 8080, a check every 500 ms, open reset, 15 s of draining. */
+    /**
+     * Defaults: all interfaces, port 8080, a check every 500 ms, open reset, 15 s of draining, a
+     * store timeout of 250 ms.
+     */
     public static Settings of(Path config) {
-      return new Settings(config, "0.0.0.0", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15));
+      return new Settings(config, "0.0.0.0", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
+          Duration.ofMillis(250));
     }
 
     public Settings withHost(String h) {
-      return new Settings(config, h, port, pollInterval, adminToken, drainTimeout);
+      return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout);
     }
 
     public Settings withPort(int p) {
-      return new Settings(config, host, p, pollInterval, adminToken, drainTimeout);
+      return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout);
     }
 
     public Settings withPollInterval(Duration d) {
-      return new Settings(config, host, port, d, adminToken, drainTimeout);
+      return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout);
     }
 
     public Settings withAdminToken(String t) {
-      return new Settings(config, host, port, pollInterval, t, drainTimeout);
+      return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout);
+    }
+
+    public Settings withStoreTimeout(Duration d) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d);
     }
 
     public Settings withDrainTimeout(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, d);
+      return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout);
     }
   }
 
@@ -89,7 +99,8 @@ public final class SluiceService implements AutoCloseable {
   public static SluiceService start(Settings s, Store store, NativeFormat nativeFormat) throws InvalidConfigException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
-    RateLimiter limiter = Sluice.builder().store(store).listener(metrics).build();
+    RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).listener(metrics)
+        .build();
     ConfigReloader reloader;
     try {
       reloader = new ConfigReloader(s.config(), new ConfigFiles(nativeFormat), limiter, metrics, Clock.systemUTC());

@@ -33,7 +33,7 @@ public final class YamlNode {
   private final List<YamlNode> list;
   private final String text;
   private final JsonToken token;
-  private Map<String, String> keyWhere = Map.of();
+  private Map<String, JsonLocation> keyWhere = Map.of();
 
   private YamlNode(Kind kind, String file, JsonLocation at, Map<String, YamlNode> map, List<YamlNode> list,
       String text, JsonToken token) {
@@ -57,20 +57,19 @@ public final class YamlNode {
     try (JsonParser p = YAML.createParser(yaml)) {
       JsonToken t = p.nextToken();
       if (t == null) {
-        throw new InvalidConfigException(file + ": the file is empty");
+        throw InvalidConfigException.ofFile(file, "the file is empty");
       }
       YamlNode root = read(file, p, t);
       if (p.nextToken() != null) {
-        throw InvalidConfigException.at(where(file, p.currentTokenLocation()),
-            "only one YAML document per file is supported");
+        throw at(file, p.currentTokenLocation(), "only one YAML document per file is supported");
       }
       return root;
     } catch (JsonProcessingException e) {
       JsonLocation l = e.getLocation();
-      String at = l == null ? file : where(file, l);
-      throw InvalidConfigException.at(at, "not valid YAML: " + e.getOriginalMessage());
+      String what = "not valid YAML: " + e.getOriginalMessage();
+      throw l == null ? InvalidConfigException.ofFile(file, what) : at(file, l, what);
     } catch (IOException e) {
-      throw new InvalidConfigException(file + ": cannot be read: " + e.getMessage(), e);
+      throw InvalidConfigException.ofFile(file, "cannot be read: " + e.getMessage());
     }
   }
 
@@ -79,17 +78,17 @@ public final class YamlNode {
     switch (t) {
       case START_OBJECT -> {
         Map<String, YamlNode> m = new LinkedHashMap<>();
-        Map<String, String> kw = new LinkedHashMap<>();
+        Map<String, JsonLocation> kw = new LinkedHashMap<>();
         JsonToken n;
         while ((n = p.nextToken()) != JsonToken.END_OBJECT) {
           String key = p.currentName();
           JsonLocation keyAt = p.currentTokenLocation();
           YamlNode v = read(file, p, p.nextToken());
           if (m.containsKey(key)) {
-            throw InvalidConfigException.at(where(file, keyAt), "duplicate key '" + key + "'");
+            throw at(file, keyAt, "duplicate key '" + key + "'");
           }
           m.put(key, v);
-          kw.put(key, where(file, keyAt));
+          kw.put(key, keyAt);
         }
         YamlNode node = new YamlNode(Kind.MAP, file, at, Collections.unmodifiableMap(m), null, null, t);
         node.keyWhere = kw;
@@ -112,8 +111,8 @@ public final class YamlNode {
     }
   }
 
-  private static String where(String file, JsonLocation l) {
-    return file + ":" + l.getLineNr() + ":" + l.getColumnNr();
+  private static InvalidConfigException at(String file, JsonLocation l, String message) {
+    return new InvalidConfigException(file, l.getLineNr(), l.getColumnNr(), message);
   }
 
   public Kind kind() {
@@ -133,8 +132,12 @@ public final class YamlNode {
     return line;
   }
 
+  public int column() {
+    return column;
+  }
+
   public InvalidConfigException error(String message) {
-    return InvalidConfigException.at(where(), message);
+    return new InvalidConfigException(file, line, column, message);
   }
 
   /** This node's entries; fails unless it is a mapping. */
@@ -194,8 +197,10 @@ public final class YamlNode {
   public void onlyKeys(String what, Set<String> allowed) throws InvalidConfigException {
     for (Map.Entry<String, YamlNode> e : asMap(what).entrySet()) {
       if (!allowed.contains(e.getKey())) {
-        throw InvalidConfigException.at(keyWhere.getOrDefault(e.getKey(), where()), "unknown field '" + e.getKey() + "' in " + what + "; expected one of "
-            + String.join(", ", allowed.stream().sorted().toList()));
+        String msg = "unknown field '" + e.getKey() + "' in " + what + "; expected one of "
+            + String.join(", ", allowed.stream().sorted().toList());
+        JsonLocation k = keyWhere.get(e.getKey());
+        throw k == null ? error(msg) : at(file, k, msg);
       }
     }
   }

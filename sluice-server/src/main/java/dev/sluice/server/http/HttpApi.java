@@ -12,6 +12,7 @@ import com.linecorp.armeria.common.RequestHeaders;
 import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.common.ResponseHeadersBuilder;
 import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.HttpStatusException;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceConfig;
@@ -101,7 +102,10 @@ public final class HttpApi {
 
   private HttpResponse failure(Throwable t) {
     Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    if (c instanceof ContentTooLargeException) {
+    if (c instanceof HttpStatusException h && h.httpStatus() != HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
+      return errorResponse(h.httpStatus()).toHttpResponse();
+    }
+    if (c instanceof ContentTooLargeException || c instanceof HttpStatusException) {
       return error(ApiException.badRequest("body_too_large",
           "the request body is larger than " + maxBodyBytes + " bytes"));
     }
@@ -111,7 +115,14 @@ public final class HttpApi {
     if (c instanceof IllegalArgumentException || c instanceof ArithmeticException) {
       return error(ApiException.badRequest("invalid_request", String.valueOf(c.getMessage())));
     }
-    LOG.warn("request failed: {}", c.toString());
+    if (c instanceof java.io.IOException || c instanceof com.linecorp.armeria.common.ClosedSessionException
+        || c instanceof com.linecorp.armeria.common.stream.ClosedStreamException
+        || c instanceof com.linecorp.armeria.common.ResponseCompleteException) {
+      // The client went away; nobody is left to answer.
+      LOG.debug("request abandoned: {}", c.toString());
+    } else {
+      LOG.warn("request failed: {}", c.toString());
+    }
     return error(new ApiException(503, "unavailable", "the request could not be decided; try again"));
   }
 
@@ -303,20 +314,25 @@ public final class HttpApi {
     }
 
     private AggregatedHttpResponse render(HttpStatus status, String description) {
-      if (status == HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
-        return errorResponse(400, "body_too_large", "the request body is larger than " + maxBodyBytes + " bytes");
-      }
-      String code = switch (status.code()) {
-        case 400 -> "bad_request";
-        case 404 -> "not_found";
-        case 405 -> "method_not_allowed";
-        case 415 -> "unsupported_media_type";
-        case 503 -> "unavailable";
-        default -> status.codeClass() == com.linecorp.armeria.common.HttpStatusClass.CLIENT_ERROR
-            ? "client_error" : "server_error";
-      };
-      String message = status.reasonPhrase().toLowerCase(java.util.Locale.ROOT);
-      return errorResponse(status.code(), code, message);
+      return errorResponse(status);
     }
+  }
+
+  /** The API's error for a status Armeria decided (unknown path, wrong method, body too large...). */
+  private AggregatedHttpResponse errorResponse(HttpStatus status) {
+    if (status == HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
+      return errorResponse(400, "body_too_large", "the request body is larger than " + maxBodyBytes + " bytes");
+    }
+    String code = switch (status.code()) {
+      case 400 -> "bad_request";
+      case 404 -> "not_found";
+      case 405 -> "method_not_allowed";
+      case 415 -> "unsupported_media_type";
+      case 503 -> "unavailable";
+      default -> status.codeClass() == com.linecorp.armeria.common.HttpStatusClass.CLIENT_ERROR
+          ? "client_error" : "server_error";
+    };
+    String message = status.reasonPhrase().toLowerCase(java.util.Locale.ROOT);
+    return errorResponse(status.code(), code, message);
   }
 }

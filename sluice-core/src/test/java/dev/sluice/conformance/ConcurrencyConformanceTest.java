@@ -1,0 +1,168 @@
+package dev.sluice.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Algorithm;
+import dev.sluice.Decision;
+import dev.sluice.Item;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.Ticker;
+import dev.sluice.Window;
+import dev.sluice.conformance.Rounds.Call;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Sixteen threads on one hot key and a thousand others: no lost update, no over-admission, no deadlock. */
+public abstract class ConcurrencyConformanceTest extends StoreConformance {
+  protected static final int THREADS = 16;
+  private static final Duration MINUTE = Duration.ofSeconds(60);
+
+  /**
+   * The clock the store decides on, if this test can read it, for the run on the store's own
+   * clock; null (the default) skips that run, visibly.
+   */
+  protected Ticker storeClock() {
+    return null;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void hotKeyAndThousandKeysAdmitExactlyWhatFitsEveryRound(Algorithm algorithm) throws InterruptedException {
+    assumeSupported(algorithm);
+    // Rounds 373 ms apart refill the hot key by dozens of units, so every round admits many
+    // requests while all sixteen threads race for them; the 5 s window binds now and then.
+    Rule rule = rule("hot").algorithm(algorithm).window(100, ms(1000)).window(400, ms(5000)).build();
+    RateLimiter limiter = limiter(rule);
+    long base = BASE_MS * 1000;
+    java.util.function.IntToLongFunction time = r -> base + r * 373_000L + (r % 3) * 1_001L;
+    List<Call> calls = Rounds.run(limiter, rule.name(), THREADS, 30, 24,
+        j -> j % 3 != 0 ? "hot" : "k" + ThreadLocalRandom.current().nextInt(1000), time);
+    assertThat(calls).hasSize(THREADS * 30 * 24);
+    Rounds.assertEachRoundAdmitsExactlyWhatFits(rule, calls, time);
+    assertThat(calls.stream().filter(c -> c.key().equals("hot") && c.allowed()).count()).isPositive();
+  }
+
+  /**
+   * On the store's own clock the time of each decision is unknown, but lies between clock
+   * readings taken just before and just after it. A group of admissions all of whose readings lie
+   * in one interval was certainly decided in it, so the bound must hold for every such group.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "SLIDING_WINDOW", "FIXED_WINDOW", "TOKEN_BUCKET"})
+  void runOnTheStoreClockStaysWithinTheBound(Algorithm algorithm) throws InterruptedException {
+    assumeSupported(algorithm);
+    Ticker clock = storeClock();
+    Assumptions.assumeTrue(clock != null, "this test cannot read the store's clock");
+    Window window = Window.perMillis(100, 20);
+    Rule rule = rule("clock").algorithm(algorithm).window(window).build();
+    RateLimiter limiter = limiter(rule);
+    long end = clock.nowMicros() + 250_000;
+    ConcurrentLinkedQueue<long[]> hot = new ConcurrentLinkedQueue<>();
+    Threads.runAll(THREADS, Duration.ofSeconds(60), thread -> {
+      List<long[]> mine = new ArrayList<>();
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      while (clock.nowMicros() < end) {
+        boolean isHot = random.nextBoolean();
+        String key = isHot ? "hot" : "k" + random.nextInt(1000);
+        long before = clock.nowMicros();
+        Decision d = limiter.acquire(Request.of(rule.name(), key));
+        long after = clock.nowMicros();
+        if (isHot && d.allowed()) {
+          mine.add(new long[] {before, after});
+        }
+      }
+      hot.addAll(mine);
+    });
+    List<long[]> admitted = new ArrayList<>(hot);
+    admitted.sort(Comparator.comparingLong(a -> a[0]));
+    assertThat(admitted.size()).as("admissions in 250 ms").isGreaterThanOrEqualTo((int) window.limit());
+    long p = window.periodMicros();
+    long l = window.limit();
+    for (int i = 0; i < admitted.size(); i++) {
+      long from = admitted.get(i)[0];
+      long to = Long.MIN_VALUE;
+      for (int j = i; j < admitted.size(); j++) {
+        to = Math.max(to, admitted.get(j)[1]);
+        long count = j - i + 1;
+        switch (algorithm) {
+          case TOKEN_BUCKET -> assertThat((count - l) * p).as("admitted %d within [%d, %d] µs", count, from, to)
+              .isLessThanOrEqualTo((to - from) * l);
+          case FIXED_WINDOW -> {
+            if (Math.floorDiv(from, p) != Math.floorDiv(to, p)) {
+              j = admitted.size();
+              continue;
+            }
+            assertThat(count).as("admitted within aligned window at %d µs", from).isLessThanOrEqualTo(l);
+          }
+          default -> {
+            if (to - from >= p) {
+              j = admitted.size();
+              continue;
+            }
+            assertThat(count).as("admitted within [%d, %d] µs", from, to).isLessThanOrEqualTo(l);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Requests of (per-IP, per-user, global) items in random orders, with repeated items, all at one
+   * instant: whatever the interleaving, every key's consumption equals the cost of the admitted
+   * requests that name it (all or nothing) and never exceeds its limit.
+   */
+  @Test
+  void multiItemRequestsAcrossSharedKeysNeitherDeadlockNorOverAdmit() throws InterruptedException {
+    // Limits large enough that hundreds of requests are admitted while the threads contend.
+    Rule ip = rule("ip").window(400, MINUTE).build();
+    Rule user = rule("user").algorithm(supports(Algorithm.TOKEN_BUCKET) ? Algorithm.TOKEN_BUCKET : Algorithm.SLIDING_LOG)
+        .window(250, MINUTE).build();
+    Rule global = rule("global").algorithm(supports(Algorithm.FIXED_WINDOW) ? Algorithm.FIXED_WINDOW
+        : Algorithm.SLIDING_LOG).window(3000, MINUTE).build();
+    RateLimiter limiter = limiter(ip, user, global);
+    Map<String, Long> consumed = new ConcurrentHashMap<>();
+    Threads.runAll(THREADS, Duration.ofSeconds(60), thread -> {
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      for (int n = 0; n < 300; n++) {
+        List<Item> items = new ArrayList<>();
+        items.add(Item.of(ip.name(), "ip" + random.nextInt(4), 1 + random.nextInt(3)));
+        String u = "u" + random.nextInt(8);
+        items.add(Item.of(user.name(), u, 1 + random.nextInt(2)));
+        if (random.nextInt(4) == 0) {
+          items.add(Item.of(user.name(), u, 1));
+        }
+        items.add(Item.of(global.name(), "all", 1 + random.nextInt(3)));
+        Collections.shuffle(items, random);
+        Decision d = limiter.acquire(Request.of(items).atMillis(BASE_MS));
+        if (d.allowed()) {
+          for (Item it : items) {
+            consumed.merge(it.rule() + " " + it.key(), it.cost(), Long::sum);
+          }
+        }
+      }
+    });
+    assertThat(consumed).isNotEmpty();
+    for (Rule r : List.of(ip, user, global)) {
+      for (String key : List.of("ip0", "ip1", "ip2", "ip3", "u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7", "all")) {
+        long used = consumed.getOrDefault(r.name() + " " + key, 0L);
+        long limit = r.windows().get(0).limit();
+        assertThat(used).as("%s %s", r.name(), key).isLessThanOrEqualTo(limit);
+        assertThat(remaining(peek(limiter, 0, r.name(), key), 0, 0)).as("remaining of %s %s", r.name(), key)
+            .isEqualTo(limit - used);
+      }
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.sluice.testing;
+
+import dev.sluice.ItemDecision;
+import dev.sluice.RuleSet;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.Store;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A remote-looking store (not local, so timeouts and failure modes apply) in front of a real one,
+ * that can be made to fail in the ways a network store fails. For failure-mode tests; not a mock
+ * of any real store's behaviour.
+ */
+public final class FlakyStore implements Store {
+
+  /** How {@link #decide} behaves. */
+  public enum Mode {
+    /** Passes every call to the store behind. */
+    UP,
+    /** Returns a stage that completes exceptionally, as a refused connection does. */
+    FAILS,
+    /** Throws from {@code decide} itself. */
+    THROWS,
+    /** Returns a stage that never completes, as a server that stopped answering does. */
+    HANGS
+  }
+
+  private final Store behind;
+  private final AtomicInteger calls = new AtomicInteger();
+  private volatile Mode mode = Mode.UP;
+
+  public FlakyStore(Store behind) {
+    this.behind = behind;
+  }
+
+  public FlakyStore mode(Mode m) {
+    this.mode = m;
+    return this;
+  }
+
+  /** Calls of {@link #decide}, failed ones included. */
+  public int decideCalls() {
+    return calls.get();
+  }
+
+  @Override
+  public CompletionStage<List<ItemDecision>> decide(Batch batch) {
+    calls.incrementAndGet();
+    return switch (mode) {
+      case UP -> behind.decide(batch);
+      case FAILS -> CompletableFuture.failedFuture(new IllegalStateException("store refused the connection"));
+      case THROWS -> throw new IllegalStateException("store client is closed");
+      case HANGS -> new CompletableFuture<>();
+    };
+  }
+
+  @Override
+  public CompletionStage<Void> reset(String rule, String key) {
+    return behind.reset(rule, key);
+  }
+
+  @Override
+  public void rulesChanged(RuleSet before, RuleSet after) {
+    behind.rulesChanged(before, after);
+  }
+
+  @Override
+  public CompletionStage<Boolean> ping() {
+    return mode == Mode.UP ? behind.ping() : CompletableFuture.completedFuture(false);
+  }
+
+  @Override
+  public String describe() {
+    return "flaky(" + behind.describe() + ")";
+  }
+
+  @Override
+  public void close() {
+    behind.close();
+  }
+}

@@ -1,0 +1,95 @@
+package dev.sluice.server.cli;
+
+import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code sluice} command. Exit codes: 0 success; 1 warnings only (check-config); 2 errors in
+ * what the user gave (configuration, trace, options); 70 an internal error.
+ */
+// Subcommands are listed in the annotation; the service's `serve` joins them there.
+@Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    description = "Transactional multi-window rate limiting.",
+    subcommands = {CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class, HelpCommand.class})
+public final class Main implements Runnable {
+  public static final int EXIT_OK = 0;
+  public static final int EXIT_WARNINGS = 1;
+  public static final int EXIT_ERRORS = 2;
+  public static final int EXIT_INTERNAL = 70;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing command");
+  }
+
+  public static void main(String[] args) {
+    // Replay writes a line per request: a large buffer, flushed at the end, not per line.
+    PrintWriter out = new PrintWriter(new BufferedWriter(
+        new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), 1 << 16));
+    PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+    int code = commandLine(System.in, out, err).execute(args);
+    out.flush();
+    err.flush();
+    System.exit(code);
+  }
+
+  /** The command line reading {@code in} (for {@code --trace -}) and writing to {@code out}/{@code err}. */
+  public static CommandLine commandLine(InputStream in, PrintWriter out, PrintWriter err) {
+    CommandLine.IFactory defaults = CommandLine.defaultFactory();
+    CommandLine cmd = new CommandLine(new Main(), new CommandLine.IFactory() {
+      @Override
+      public <K> K create(Class<K> type) throws Exception {
+        if (type == ReplayCommand.class) {
+          return type.cast(new ReplayCommand(in));
+        }
+        return defaults.create(type);
+      }
+    });
+    cmd.setOut(out);
+    cmd.setErr(err);
+    cmd.setExecutionExceptionHandler((e, c, parsed) -> {
+      PrintWriter w = c.getErr();
+      c.getOut().flush();
+      if (e instanceof CliException ce) {
+        w.println(ce.getMessage());
+        w.flush();
+        return ce.exitCode();
+      }
+      w.println("sluice: internal error: " + e);
+      e.printStackTrace(w);
+      w.flush();
+      return EXIT_INTERNAL;
+    });
+    return cmd;
+  }
+
+  /** The version Maven recorded in the jar. */
+  static final class Version implements IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties p = new Properties();
+      try (InputStream in = Main.class.getResourceAsStream("/META-INF/maven/dev.sluice/sluice-server/pom.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {"sluice " + p.getProperty("version", "(development build)")};
+    }
+  }
+}

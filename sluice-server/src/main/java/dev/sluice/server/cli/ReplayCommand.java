@@ -1,0 +1,153 @@
+package dev.sluice.server.cli;
+
+import dev.sluice.RateLimiter;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Sluice;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigProblem;
+import dev.sluice.config.LoadedConfig;
+import dev.sluice.memory.MemoryStore;
+import dev.sluice.server.StoreFactory;
+import dev.sluice.spi.Store;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice replay}: decides a recorded or synthetic trace on its own clock. */
+@Command(name = "replay", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Decide a trace of requests on the trace's own clock (no sleeping): one JSON line out per "
+        + "request, then a summary line.",
+        "Trace lines: {\"t\":<ms>,\"rule\":\"…\",\"key\":\"…\",\"cost\":1} or {\"t\":<ms>,\"items\":[{\"rule\","
+            + "\"key\",\"cost\"},…]}, t non-decreasing, read as milliseconds since the Unix epoch."})
+final class ReplayCommand implements Callable<Integer> {
+  private final InputStream stdin;
+
+  @Option(names = "--config", required = true, paramLabel = "PATH",
+      description = "configuration file or directory")
+  Path config;
+
+  @Option(names = "--store", defaultValue = "memory", paramLabel = "memory|URI",
+      description = "where state lives (default: ${DEFAULT-VALUE})")
+  String store;
+
+  @Option(names = "--trace", paramLabel = "FILE|-", description = "the trace to replay; - for standard input "
+      + "(the default unless --synthetic is given)")
+  String trace;
+
+  @Option(names = "--summary-only", description = "print only the summary line")
+  boolean summaryOnly;
+
+  @Option(names = "--synthetic", paramLabel = "N", description = "replay N synthetic requests instead of a trace "
+      + "(Poisson arrivals at --rate over --keys keys; see generate-trace)")
+  Long synthetic;
+
+  @Option(names = "--keys", defaultValue = "1000", paramLabel = "K",
+      description = "synthetic: number of distinct keys (default: ${DEFAULT-VALUE})")
+  int keys;
+
+  @Option(names = "--rate", defaultValue = "1000", paramLabel = "R",
+      description = "synthetic: requests per second of trace time (default: ${DEFAULT-VALUE})")
+  double rate;
+
+  @Option(names = "--rule", paramLabel = "NAME", description = "synthetic: rule to request, repeatable "
+      + "(default: every rule of the configuration)")
+  List<String> syntheticRules;
+
+  @Option(names = "--seed", defaultValue = "1", description = "synthetic: random seed (default: ${DEFAULT-VALUE})")
+  long seed;
+
+  @Spec
+  CommandSpec spec;
+
+  ReplayCommand(InputStream stdin) {
+    this.stdin = stdin;
+  }
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (synthetic != null && trace != null) {
+      throw new CliException("sluice replay: give --trace or --synthetic, not both");
+    }
+    LoadedConfig loaded;
+    try {
+      loaded = ConfigFiles.load(config);
+    } catch (ConfigException e) {
+      throw new CliException(e.getMessage());
+    }
+    for (ConfigProblem w : loaded.warnings()) {
+      err.println(w.location() + ": warning: " + w.message());
+    }
+    err.flush();
+    RuleSet rules = loaded.rules();
+    ReplayClock clock = new ReplayClock();
+    Store s;
+    try {
+      s = StoreFactory.open(store, clock);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("sluice replay: --store: " + e.getMessage());
+    }
+    try (RateLimiter limiter = Sluice.builder().rules(rules).store(s).ticker(clock).build()) {
+      MemoryStore memory = s instanceof MemoryStore m ? m : null;
+      if (synthetic != null) {
+        SyntheticTrace source = syntheticTrace(rules);
+        Replayer replayer = new Replayer(limiter, memory, clock, out, summaryOnly, rules, null);
+        source.forEach(replayer);
+        replayer.finish();
+      } else {
+        String name = trace == null || trace.equals("-") ? "<stdin>" : trace;
+        Replayer replayer = new Replayer(limiter, memory, clock, out, summaryOnly, rules, name);
+        try (InputStream in = open(trace)) {
+          new TraceReader(name).read(in, replayer);
+        } catch (IOException e) {
+          throw new CliException("sluice replay: cannot read " + name + ": " + e.getMessage());
+        }
+        replayer.finish();
+      }
+    }
+    return Main.EXIT_OK;
+  }
+
+  private SyntheticTrace syntheticTrace(RuleSet rules) {
+    List<String> names = syntheticRules != null ? syntheticRules : rules.rules().stream().map(Rule::name).toList();
+    for (String n : names) {
+      if (rules.get(n) == null) {
+        throw new CliException("sluice replay: --rule: no rule named '" + n + "' in " + config);
+      }
+    }
+    if (names.isEmpty()) {
+      throw new CliException("sluice replay: " + config + " has no rules to request");
+    }
+    if (synthetic < 0 || keys < 1 || !(rate > 0)) {
+      throw new CliException("sluice replay: --synthetic must be ≥ 0, --keys ≥ 1 and --rate > 0");
+    }
+    return new SyntheticTrace(synthetic, keys, rate, names, seed);
+  }
+
+  private InputStream open(String file) throws IOException {
+    if (file == null || file.equals("-")) {
+      // Closing the command's input is not ours to do.
+      return new BufferedInputStream(stdin, 1 << 16) {
+        @Override
+        public void close() {}
+      };
+    }
+    try {
+      return Files.newInputStream(Path.of(file));
+    } catch (NoSuchFileException e) {
+      throw new CliException("sluice replay: --trace: no such file: " + file);
+    }
+  }
+}

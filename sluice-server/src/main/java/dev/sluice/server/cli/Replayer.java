@@ -1,0 +1,151 @@
+package dev.sluice.server.cli;
+
+import dev.sluice.Decision;
+import dev.sluice.Item;
+import dev.sluice.ItemDecision;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.memory.MemoryStore;
+import java.io.PrintWriter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decides a trace's requests on the trace's own clock and writes one JSON line per request, then
+ * a summary. Nothing sleeps: each request is decided at its {@code t}.
+ */
+final class Replayer implements TraceSink {
+  /** How often (in requests) to sweep idle keys of the memory store on the trace clock. */
+  private static final int SWEEP_EVERY = 1 << 16;
+
+  private final RateLimiter limiter;
+  private final MemoryStore memory;
+  private final ReplayClock clock;
+  private final PrintWriter out;
+  private final boolean summaryOnly;
+  private final RuleSet rules;
+  private final String traceName;
+  private final StringBuilder line = new StringBuilder(512);
+  private final Map<String, long[]> perRule = new HashMap<>();
+
+  private long lastT = Long.MIN_VALUE;
+  private long lastSweepMicros = Long.MIN_VALUE;
+  private long requests;
+  private long allowed;
+  private long degraded;
+
+  /**
+   * @param memory the memory store to sweep on the trace clock, or null for a remote store
+   * @param traceName how requests are located in messages: {@code file:line}; null for a
+   *     synthetic trace ({@code synthetic request N})
+   */
+  Replayer(RateLimiter limiter, MemoryStore memory, ReplayClock clock, PrintWriter out, boolean summaryOnly,
+      RuleSet rules, String traceName) {
+    this.limiter = limiter;
+    this.memory = memory;
+    this.clock = clock;
+    this.out = out;
+    this.summaryOnly = summaryOnly;
+    this.rules = rules;
+    this.traceName = traceName;
+  }
+
+  private String where(long at) {
+    return traceName == null ? "synthetic request " + at : traceName + ":" + at;
+  }
+
+  @Override
+  public void accept(long t, List<Item> items, long at) {
+    if (t < lastT) {
+      throw new CliException(where(at) + ": t went backwards (" + t + " after " + lastT
+          + "); a trace must be in time order");
+    }
+    lastT = t;
+    long micros = t * 1000;
+    clock.set(micros);
+    Decision d;
+    try {
+      d = limiter.acquire(new Request(items, micros));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(where(at) + ": " + e.getMessage());
+    }
+    count(d);
+    if (!summaryOnly) {
+      line.setLength(0);
+      DecisionJson.append(line, t, d);
+      line.append('\n');
+      out.append(line);
+    }
+    if ((requests & (SWEEP_EVERY - 1)) == 0) {
+      sweep(micros);
+      if (out.checkError()) {
+        throw new CliException("cannot write the output (closed?); stopped after " + requests + " requests");
+      }
+    }
+  }
+
+  /** Forgets idle keys, so a long trace over many keys runs in bounded memory. */
+  private void sweep(long micros) {
+    if (memory != null && micros - lastSweepMicros >= 1_000_000) {
+      memory.cleanUp(micros);
+      lastSweepMicros = micros;
+    }
+  }
+
+  private void count(Decision d) {
+    requests++;
+    if (d.allowed()) {
+      allowed++;
+    }
+    if (d.degraded()) {
+      degraded++;
+    }
+    for (ItemDecision it : d.items()) {
+      long[] c = perRule.computeIfAbsent(it.rule(), r -> new long[3]);
+      c[d.allowed() ? 0 : 1]++;
+      if (it.shadow() && !it.allowed()) {
+        c[2]++;
+      }
+    }
+  }
+
+  /**
+   * Writes {@code {"summary":{"requests","allowed","denied","rules":{name:{"allowed","denied"}}}}}:
+   * per rule, the items of admitted and of denied requests (a shadow rule's adds
+   * {@code shadowDenied}: items it would have denied), rules in configuration order, those that
+   * saw no request left out.
+   */
+  void finish() {
+    StringBuilder sb = new StringBuilder(256);
+    sb.append("{\"summary\":{\"requests\":").append(requests)
+        .append(",\"allowed\":").append(allowed)
+        .append(",\"denied\":").append(requests - allowed);
+    if (degraded > 0) {
+      sb.append(",\"degraded\":").append(degraded);
+    }
+    sb.append(",\"rules\":{");
+    boolean first = true;
+    for (Rule r : rules.rules()) {
+      long[] c = perRule.get(r.name());
+      if (c == null) {
+        continue;
+      }
+      if (!first) {
+        sb.append(',');
+      }
+      first = false;
+      DecisionJson.string(sb, r.name());
+      sb.append(":{\"allowed\":").append(c[0]).append(",\"denied\":").append(c[1]);
+      if (r.shadow()) {
+        sb.append(",\"shadowDenied\":").append(c[2]);
+      }
+      sb.append('}');
+    }
+    sb.append("}}}\n");
+    out.append(sb);
+    out.flush();
+  }
+}
