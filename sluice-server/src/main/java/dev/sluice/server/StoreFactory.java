@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.redis.RedisStore;
 import dev.sluice.spi.Store;
 import java.util.Objects;
 import java.util.Set;
@@ -11,7 +12,8 @@ import java.util.Set;
  * ({@code redis://}, {@code rediss://}, {@code redis-sentinel://}, {@code redis-cluster://}).
  */
 public final class StoreFactory {
-  private static final Set<String> REDIS_SCHEMES = Set.of("redis", "rediss", "redis-sentinel", "redis-cluster");
+  private static final Set<String> REDIS_SCHEMES = Set.of("redis", "rediss", "redis-sentinel", "rediss-sentinel",
+      "redis-cluster", "rediss-cluster");
 
   private StoreFactory() {}
 
@@ -26,6 +28,7 @@ public final class StoreFactory {
    *
    * @throws IllegalArgumentException naming the accepted forms if {@code spec} is none of them;
    *     the message never contains a password
+   * @throws IllegalStateException if no Redis server can be reached at {@code spec}
    */
   public static Store open(String spec, Ticker ticker) {
     Objects.requireNonNull(spec, "spec");
@@ -36,7 +39,13 @@ public final class StoreFactory {
     int colon = spec.indexOf("://");
     String scheme = colon < 0 ? "" : spec.substring(0, colon);
     if (REDIS_SCHEMES.contains(scheme)) {
-      throw new IllegalArgumentException("the Redis store is not available in this build (" + redact(spec) + ")");
+      try {
+        return RedisStore.connect(spec);
+      } catch (IllegalArgumentException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("cannot connect to the Redis store " + redact(spec) + ": " + e.getMessage(), e);
+      }
     }
     throw new IllegalArgumentException("unknown store '" + redact(spec) + "'; expected memory or a redis://, "
         + "rediss://, redis-sentinel:// or redis-cluster:// URI");
