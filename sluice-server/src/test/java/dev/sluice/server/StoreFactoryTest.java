@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.redis.RedisStore;
 import dev.sluice.spi.Store;
 import dev.sluice.testing.FakeTicker;
+import dev.sluice.testkit.Flavor;
+import dev.sluice.testkit.Standalone;
 import org.junit.jupiter.api.Test;
 
 class StoreFactoryTest {
@@ -20,12 +23,19 @@ class StoreFactoryTest {
   }
 
   @Test
-  void redisUrisAreRecognisedButNotYetAvailable() {
-    for (String uri : new String[] {"redis://localhost:6379", "rediss://h:6380/0", "redis-sentinel://h1:26379,h2:26379/0#m",
-        "redis-cluster://h1:7000,h2:7001"}) {
-      assertThatThrownBy(() -> StoreFactory.open(uri)).isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("the Redis store is not available in this build (" + uri + ")");
+  void redisUriOpensARedisStore() {
+    try (Standalone redis = Standalone.start(Flavor.REDIS); Store s = StoreFactory.open(redis.uri())) {
+      assertThat(s).isInstanceOf(RedisStore.class);
+      assertThat(s.describe()).isEqualTo("redis " + redis.uri() + " prefix=sluice:");
+      assertThat(s.ping().toCompletableFuture().join()).isTrue();
     }
+  }
+
+  @Test
+  void unreachableRedisFailsNamingTheStoreWithoutItsPassword() {
+    assertThatThrownBy(() -> StoreFactory.open("redis://u:s3cret@127.0.0.1:1")).isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("cannot connect to the Redis store redis://u:***@127.0.0.1:1")
+        .message().doesNotContain("s3cret");
   }
 
   @Test
@@ -41,7 +51,7 @@ class StoreFactoryTest {
     assertThat(StoreFactory.redact("redis://:s3cret@h:6379")).isEqualTo("redis://:***@h:6379");
     assertThat(StoreFactory.redact("rediss://s3cret@h")).isEqualTo("rediss://***@h");
     assertThat(StoreFactory.redact("redis://h:6379")).isEqualTo("redis://h:6379");
-    assertThatThrownBy(() -> StoreFactory.open("redis://u:s3cret@h")).message().doesNotContain("s3cret");
+    assertThatThrownBy(() -> StoreFactory.open("redis://u:s3cret@127.0.0.1:1")).message().doesNotContain("s3cret");
     assertThatThrownBy(() -> StoreFactory.open("nope://u:s3cret@h")).message().doesNotContain("s3cret");
   }
 }
