@@ -53,7 +53,7 @@ final class Link implements AutoCloseable {
           .timeoutOptions(timeouts)
           .requestQueueSize(requestQueueSize)
           .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enableAllAdaptiveRefreshTriggers()
+              .enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.values())
               .enablePeriodicRefresh(Duration.ofSeconds(30))
               .build())
           .build());
