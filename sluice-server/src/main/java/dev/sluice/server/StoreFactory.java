@@ -26,9 +26,9 @@ public final class StoreFactory {
    * Opens the store {@code spec}; {@code ticker} is the memory store's clock (replay passes the
    * trace's clock). Remote stores keep their own clock.
    *
-   * @throws IllegalArgumentException naming the accepted forms if {@code spec} is none of them;
-   *     the message never contains a password
-   * @throws IllegalStateException if no Redis server can be reached at {@code spec}
+   * @throws IllegalArgumentException naming the accepted forms if {@code spec} is none of them,
+   *     or naming the store if no Redis server can be reached at {@code spec}; the message never
+   *     contains a password
    */
   public static Store open(String spec, Ticker ticker) {
     Objects.requireNonNull(spec, "spec");
@@ -44,7 +44,7 @@ public final class StoreFactory {
       } catch (IllegalArgumentException e) {
         throw e;
       } catch (RuntimeException e) {
-        throw new IllegalStateException("cannot connect to the Redis store " + redact(spec) + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException("cannot connect to the Redis store " + redact(spec) + ": " + e.getMessage(), e);
       }
     }
     throw new IllegalArgumentException("unknown store '" + redact(spec) + "'; expected memory or a redis://, "
