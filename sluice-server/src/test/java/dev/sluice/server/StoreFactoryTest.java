@@ -33,7 +33,7 @@ class StoreFactoryTest {
 
   @Test
   void unreachableRedisFailsNamingTheStoreWithoutItsPassword() {
-    assertThatThrownBy(() -> StoreFactory.open("redis://u:s3cret@127.0.0.1:1")).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> StoreFactory.open("redis://u:s3cret@127.0.0.1:1")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("cannot connect to the Redis store redis://u:***@127.0.0.1:1")
         .message().doesNotContain("s3cret");
   }
