@@ -189,7 +189,7 @@ abstract class AbstractServiceEndToEndTest {
   @Test
   void rulesListsEveryRuleWithItsSourceAndVersion() throws Exception {
     JsonNode rules = client.getJson("/v1/rules");
-    assertThat(rules.get("generation").asLong()).isEqualTo(1);
+    assertThat(rules.get("generation").asLong()).isPositive();
     assertThat(rules.get("lastReload").get("ok").asBoolean()).isTrue();
     assertThat(rules.get("sources")).hasSize(2);
     JsonNode byName = index(rules.get("rules"));
