@@ -15,6 +15,8 @@ import java.util.Objects;
 public final class Sluice {
   /** Default maximum key length in UTF-8 bytes. */
   public static final int DEFAULT_MAX_KEY_BYTES = 512;
+  /** Default bound on store calls waiting for an answer; see {@link Builder#maxInFlight}. */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
 
   private Sluice() {}
 
@@ -30,6 +32,7 @@ public final class Sluice {
     private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
     private Duration storeTimeout = Duration.ofMillis(250);
     private double localShare = 1.0;
+    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
     private Sleeper sleeper = Sleeper.system();
     private final List<DecisionListener> listeners = new ArrayList<>();
 
@@ -66,8 +69,15 @@ public final class Sluice {
       return this;
     }
 
-    /** How long a remote store may take before failure modes decide. Default 250 ms. */
+    /**
+     * How long a remote store may take before failure modes decide. Default 250 ms. {@code
+     * acquire} waits at most this long on the caller's thread; {@code acquireAsync} completes by
+     * then. Keep the store client's own command timeout close to it (see {@code docs/failure.md}).
+     *
+     * @throws IllegalArgumentException unless positive
+     */
     public Builder storeTimeout(Duration d) {
+      Objects.requireNonNull(d, "storeTimeout");
       if (d.isNegative() || d.isZero()) {
         throw new IllegalArgumentException("storeTimeout must be > 0, was " + d);
       }
@@ -89,6 +99,24 @@ public final class Sluice {
       return this;
     }
 
+    /**
+     * The most calls to a remote store that may wait for its answer at once; default {@value
+     * #DEFAULT_MAX_IN_FLIGHT}. Beyond it a request is not sent: its rules' failure modes decide
+     * at once and the decision is degraded, so a stalled store cannot pile up requests. A call
+     * counts until the store answers or its client gives up on it, even after the caller stopped
+     * waiting at {@link #storeTimeout}. A healthy store needs about rate × latency (50,000
+     * decisions/s at 1 ms: 50), so the default leaves room for bursts and slow moments.
+     *
+     * @throws IllegalArgumentException unless n ≥ 1
+     */
+    public Builder maxInFlight(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxInFlight must be >= 1, was " + n);
+      }
+      this.maxInFlight = n;
+      return this;
+    }
+
     public Builder sleeper(Sleeper s) {
       this.sleeper = Objects.requireNonNull(s, "sleeper");
       return this;
@@ -102,7 +130,8 @@ public final class Sluice {
     public RateLimiter build() {
       Store s = store != null ? store : MemoryStore.builder().ticker(ticker).build();
       Store local = MemoryStore.builder().ticker(ticker).build();
-      return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, listeners, sleeper);
+      return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
+          sleeper);
     }
   }
 }

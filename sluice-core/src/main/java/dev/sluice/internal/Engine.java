@@ -26,6 +26,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The limiter: validates and resolves requests, hands them to the store as one batch, applies
@@ -37,18 +39,22 @@ public final class Engine implements RateLimiter {
   private final double localShare;
   private final int maxKeyBytes;
   private final long storeTimeoutMillis;
+  private final int maxInFlight;
+  /** Store calls made and not yet answered, whether or not their callers still wait. */
+  private final AtomicInteger inFlight = new AtomicInteger();
   private final DecisionListener[] listeners;
   private final Sleeper sleeper;
   private volatile RuleSet rules;
 
   public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
-      List<DecisionListener> listeners, Sleeper sleeper) {
+      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper) {
     this.rules = rules;
     this.store = store;
     this.local = local;
     this.localShare = localShare;
     this.maxKeyBytes = maxKeyBytes;
     this.storeTimeoutMillis = storeTimeout.toMillis();
+    this.maxInFlight = maxInFlight;
     this.listeners = listeners.toArray(new DecisionListener[0]);
     this.sleeper = sleeper;
   }
@@ -162,8 +168,10 @@ public final class Engine implements RateLimiter {
       d = assemble(r, store.decideSync(r.batch), false);
     } else {
       try {
-        d = assemble(r, store.decide(r.batch).toCompletableFuture()
-            .get(storeTimeoutMillis, TimeUnit.MILLISECONDS), false);
+        CompletableFuture<List<ItemDecision>> call = callStore(r.batch);
+        // Waiting on the caller's own thread: a slow store holds callers at most the timeout
+        // and starts no thread of its own.
+        d = assemble(r, call.get(storeTimeoutMillis, TimeUnit.MILLISECONDS), false);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         d = degrade(r, e);
@@ -191,11 +199,15 @@ public final class Engine implements RateLimiter {
     }
     CompletableFuture<List<ItemDecision>> stage;
     try {
-      stage = store.decide(r.batch).toCompletableFuture();
+      // A copy, so that the timeout completes the caller's stage and never the store's own
+      // future, whose completion frees the in-flight slot.
+      stage = callStore(r.batch).copy();
     } catch (RuntimeException e) {
       // A store that fails before returning a stage has failed all the same: failure modes decide.
       stage = CompletableFuture.failedFuture(e);
     }
+    // orTimeout arms one task on the JDK's shared delay scheduler (a single thread for the whole
+    // JVM), cancelled when the store answers: no thread per call.
     return stage
         .orTimeout(storeTimeoutMillis, TimeUnit.MILLISECONDS)
         .handle((items, err) -> {
@@ -203,6 +215,32 @@ public final class Engine implements RateLimiter {
           notify(request, d, start);
           return d;
         });
+  }
+
+  /**
+   * Calls the store, unless {@code maxInFlight} calls already wait for its answer: then the call
+   * is not made and the returned stage has failed with {@link StoreOverloadedException}, so that
+   * failure modes decide at once instead of adding to a queue that a slow store does not drain.
+   *
+   * <p>A slot is freed when the store answers or fails, not when its caller stops waiting: a call
+   * that timed out may still sit in the client's queue or on the wire, and counts until the
+   * client gives up on it (the Redis store's command timeout).
+   */
+  private CompletableFuture<List<ItemDecision>> callStore(Batch batch) {
+    if (inFlight.incrementAndGet() > maxInFlight) {
+      inFlight.decrementAndGet();
+      return CompletableFuture.failedFuture(new StoreOverloadedException(maxInFlight));
+    }
+    CompletableFuture<List<ItemDecision>> call;
+    try {
+      call = store.decide(batch).toCompletableFuture();
+    } catch (RuntimeException | Error e) {
+      inFlight.decrementAndGet();
+      throw e;
+    }
+    // A dependent of its own, never completed by anyone else, so that it always runs.
+    call.whenComplete((items, err) -> inFlight.decrementAndGet());
+    return call;
   }
 
   /**
@@ -217,6 +255,9 @@ public final class Engine implements RateLimiter {
     Throwable cause = error;
     while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
       cause = cause.getCause();
+    }
+    if (cause instanceof TimeoutException && cause.getMessage() == null) {
+      cause = new TimeoutException("the store did not answer within " + storeTimeoutMillis + " ms");
     }
     for (DecisionListener l : listeners) {
       try {

@@ -21,6 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.PropertyDefaults;
 import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AfterProperty;
 import net.jqwik.api.lifecycle.BeforeProperty;
@@ -30,9 +31,10 @@ import net.jqwik.api.lifecycle.BeforeProperty;
  * a differential test of any store against the reference semantics. One store serves a whole
  * property; each try runs under a rule name of its own.
  *
- * <p>Tries are kept modest so the suite stays fast; run with {@code -Djqwik.tries.default=N} and
- * a larger {@code tries} to search harder.
+ * <p>200 tries per property keep the suite fast on memory; a subclass sets its own with
+ * {@code @PropertyDefaults(tries = N)} (fewer for a remote store, more to search harder).
  */
+@PropertyDefaults(tries = 200)
 public abstract class AlgorithmBoundProperties {
   private static final String KEY = "k";
 
@@ -116,7 +118,7 @@ public abstract class AlgorithmBoundProperties {
   }
 
   /** Exact: admits precisely what a brute-force log admits, so never more than L in any (t−P, t]. */
-  @Property(tries = 200)
+  @Property
   void slidingLogAdmitsExactlyWhatAnExactLogAdmits(@ForAll("slidingLog") Trace trace) {
     List<Admission> admitted = admitted(replay(trace));
     for (Window w : trace.windows()) {
@@ -131,7 +133,7 @@ public abstract class AlgorithmBoundProperties {
    * the exact log over (t − P, t] would deny it, and admitted whenever the exact log over the
    * widened interval (t − P − X, t] would admit it.
    */
-  @Property(tries = 200)
+  @Property
   void slidingWindowNeverAdmitsMoreThanTheExactLogAndDeniesOnlyWithinOneBucketOfIt(
       @ForAll("slidingWindow") Trace trace) {
     List<Outcome> outcomes = replay(trace);
@@ -185,7 +187,7 @@ public abstract class AlgorithmBoundProperties {
     return sum;
   }
 
-  @Property(tries = 200)
+  @Property
   void fixedWindowAdmitsAtMostTheLimitPerAlignedWindow(@ForAll("fixedWindow") Trace trace) {
     List<Admission> admitted = admitted(replay(trace));
     for (Window w : trace.windows()) {
@@ -193,7 +195,7 @@ public abstract class AlgorithmBoundProperties {
     }
   }
 
-  @Property(tries = 200)
+  @Property
   void tokenBucketAdmitsAtMostTheBurstPlusTheRefillInAnySpan(@ForAll("tokenBucket") Trace trace) {
     List<Admission> admitted = admitted(replay(trace));
     for (Window w : trace.windows()) {
@@ -201,7 +203,7 @@ public abstract class AlgorithmBoundProperties {
     }
   }
 
-  @Property(tries = 200)
+  @Property
   void leakyBucketDecidesAsTheModelAndNeverWaitsAboveMaxWait(@ForAll("leakyBucket") Trace trace) {
     List<Outcome> outcomes = replay(trace);
     long maxWait = trace.rule("x").maxWait().toNanos() / 1000;
@@ -213,7 +215,7 @@ public abstract class AlgorithmBoundProperties {
     }
   }
 
-  @Property(tries = 200)
+  @Property
   void leakyBucketStartsAreSpacedByTheEmissionIntervalAndWaitAtMostMaxWait(
       @ForAll("leakyBucketInWholeMillis") Trace trace) {
     List<Admission> admitted = admitted(replay(trace));

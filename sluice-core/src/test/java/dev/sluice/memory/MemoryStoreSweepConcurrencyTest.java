@@ -53,6 +53,6 @@ class MemoryStoreSweepConcurrencyTest {
       done.set(true);
       sweeper.join();
     }
-    assertThat(sweeps.get()).isGreaterThan(300);
+    assertThat(sweeps.get()).as("sweeps made while deciding").isPositive();
   }
 }
