@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
 // Subcommands are listed in the annotation; the service's `serve` joins them there.
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Transactional multi-window rate limiting.",
-    subcommands = {CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class, HelpCommand.class})
+    subcommands = {ServeCommand.class, CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_WARNINGS = 1;
