@@ -104,7 +104,7 @@ final class NativeReader {
     checkFields(map, ROOT_FIELDS);
     Field limits = map.field(ROOT_KEY);
     if (limits == null) {
-      missing(map, ROOT_KEY, "missing '" + ROOT_KEY + "' (the list of rules)");
+      missing(map, ROOT_KEY, ROOT_FIELDS, "missing '" + ROOT_KEY + "' (the list of rules)");
       return;
     }
     if (!(limits.value() instanceof ListNode list)) {
@@ -136,9 +136,9 @@ final class NativeReader {
    * Reports a missing required field, unless the mapping has an unknown field that is probably
    * that one misspelt ({@code limt}): its error already says what to write.
    */
-  private void missing(MapNode m, String field, String message) {
+  private void missing(MapNode m, String field, List<String> expected, String message) {
     for (String name : m.fields.keySet()) {
-      if (!name.equals(field) && distance(name, field) <= 2) {
+      if (!expected.contains(name) && distance(name, field) <= 2) {
         errorCount++;
         return;
       }
@@ -180,7 +180,7 @@ final class NativeReader {
     Field nameField = m.field("name");
     String label = "rule " + index;
     if (nameField == null) {
-      missing(m, "name", "rule " + index + " has no 'name'");
+      missing(m, "name", RULE_FIELDS, "rule " + index + " has no 'name'");
     } else {
       nameAt = nameField.value().at;
       name = string(nameField, "name");
@@ -213,7 +213,7 @@ final class NativeReader {
     List<ConfigLocation> windowsAt = new ArrayList<>();
     Field config = m.field("config");
     if (config == null) {
-      missing(m, "config", label + " has no 'config' (its list of windows, each with limit and period)");
+      missing(m, "config", RULE_FIELDS, label + " has no 'config' (its list of windows, each with limit and period)");
     } else {
       windows = windows(config, algorithm, windowsAt);
     }
@@ -323,14 +323,14 @@ final class NativeReader {
     Long limit = null;
     Field lf = m.field("limit");
     if (lf == null) {
-      missing(m, "limit", "window has no 'limit'");
+      missing(m, "limit", WINDOW_FIELDS, "window has no 'limit'");
     } else {
       limit = limit(lf, algorithm);
     }
     Long period = null;
     Field pf = m.field("period");
     if (pf == null) {
-      missing(m, "period", "window has no 'period'");
+      missing(m, "period", WINDOW_FIELDS, "window has no 'period'");
     } else {
       period = duration(pf.value(), "period", false);
     }
@@ -469,7 +469,7 @@ final class NativeReader {
       List<ConfigLocation> keysAt = new ArrayList<>();
       Field kf = m.field("keys");
       if (kf == null) {
-        missing(m, "keys", "override has no 'keys' (a list of keys or prefixes ending in '*')");
+        missing(m, "keys", OVERRIDE_FIELDS, "override has no 'keys' (a list of keys or prefixes ending in '*')");
       } else {
         keys = patterns(kf, keysAt);
       }
@@ -477,7 +477,7 @@ final class NativeReader {
       List<ConfigLocation> at = new ArrayList<>();
       Field cf = m.field("config");
       if (cf == null) {
-        missing(m, "config", "override has no 'config' (its list of windows)");
+        missing(m, "config", OVERRIDE_FIELDS, "override has no 'config' (its list of windows)");
       } else {
         windows = windows(cf, algorithm, at);
       }

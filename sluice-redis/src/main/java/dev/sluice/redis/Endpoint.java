@@ -39,6 +39,11 @@ record Endpoint(Topology topology, List<RedisURI> uris, String description) {
         }
         case "redis-sentinel":
         case "rediss-sentinel": {
+          int hash = uri.indexOf('#');
+          if (hash < 0 || hash == uri.length() - 1) {
+            throw new IllegalArgumentException(
+                "Sentinel URI '" + redact(uri) + "' names no master: add #<master name>, e.g. redis-sentinel://h1:26379,h2:26379#mymaster");
+          }
           RedisURI u = RedisURI.create(uri);
           if (u.getSentinelMasterId() == null || u.getSentinelMasterId().isEmpty()) {
             throw new IllegalArgumentException(

@@ -64,7 +64,7 @@ final class Link implements AutoCloseable {
           .timeoutOptions(timeouts)
           .requestQueueSize(requestQueueSize)
           .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enableAllAdaptiveRefreshTriggers()
+              .enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.values())
               .enablePeriodicRefresh(Duration.ofSeconds(30))
               .build())
           .build());

@@ -79,11 +79,22 @@ final class ServerProcess {
           throw new AssertionError(flavor.binaryName() + " exited with " + p.exitValue() + " on port " + port
               + "\n" + sp.logTail());
         }
-        return "PONG".equals(sp.tryCall("PING"));
+        return sp.answers();
       });
       return sp;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + binary, e);
+    }
+  }
+
+  /** Whether the server answers: PONG, or a refusal to an unauthenticated client (ACL configured). */
+  boolean answers() {
+    try {
+      return "PONG".equals(Resp.call(port, "PING"));
+    } catch (Resp.ErrorReply e) {
+      return e.getMessage().startsWith("NOAUTH") || e.getMessage().startsWith("NOPERM");
+    } catch (IOException e) {
+      return false;
     }
   }
 

@@ -5,6 +5,7 @@ import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.ConfigProblem;
 import dev.sluice.config.LoadedConfig;
+import dev.sluice.server.envoy.EnvoyConfigFormat;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,7 @@ import java.util.stream.Collectors;
  */
 public final class ConfigFiles {
   /** The formats the command reads, the native one first. */
-  private static final List<ConfigFormat> FORMATS = List.of(new NativeFormat());
+  private static final List<ConfigFormat> FORMATS = List.of(new NativeFormat(), new EnvoyConfigFormat());
 
   private ConfigFiles() {}
 

@@ -24,6 +24,19 @@ public final class InvalidConfigException extends Exception {
     this.detail = message;
   }
 
+  /** An error about the whole of {@code file}. */
+  public static InvalidConfigException ofFile(String file, String detail) {
+    return new InvalidConfigException(file, detail);
+  }
+
+  private InvalidConfigException(String file, String detail) {
+    super(file + ": " + detail);
+    this.file = file;
+    this.line = 0;
+    this.column = 0;
+    this.detail = detail;
+  }
+
   /** An error at a line and column (counting from 1) of {@code file}. */
   public InvalidConfigException(String file, int line, int column, String detail) {
     super(file + ":" + line + ":" + column + ": " + detail);

@@ -57,7 +57,7 @@ public final class YamlNode {
     try (JsonParser p = YAML.createParser(yaml)) {
       JsonToken t = p.nextToken();
       if (t == null) {
-        throw new InvalidConfigException(file + ": the file is empty");
+        throw InvalidConfigException.ofFile(file, "the file is empty");
       }
       YamlNode root = read(file, p, t);
       if (p.nextToken() != null) {
@@ -67,9 +67,9 @@ public final class YamlNode {
     } catch (JsonProcessingException e) {
       JsonLocation l = e.getLocation();
       String what = "not valid YAML: " + e.getOriginalMessage();
-      throw l == null ? new InvalidConfigException(file + ": " + what) : at(file, l, what);
+      throw l == null ? InvalidConfigException.ofFile(file, what) : at(file, l, what);
     } catch (IOException e) {
-      throw new InvalidConfigException(file + ": cannot be read: " + e.getMessage(), e);
+      throw InvalidConfigException.ofFile(file, "cannot be read: " + e.getMessage());
     }
   }
 
@@ -130,6 +130,10 @@ public final class YamlNode {
 
   public int line() {
     return line;
+  }
+
+  public int column() {
+    return column;
   }
 
   public InvalidConfigException error(String message) {

@@ -66,16 +66,17 @@ public final class EnvoyConfigParser {
       throw (d == null ? root : d).error("config file cannot have an empty domain");
     }
     List<Rule> rules = new ArrayList<>();
+    Map<String, int[]> origins = new java.util.HashMap<>();
     EnvoyDescriptors tree = new EnvoyDescriptors();
     YamlNode ds = top.get("descriptors");
     if (ds != null && ds.kind() != YamlNode.Kind.NULL) {
-      readLevel(domain, ds, tree, rules);
+      readLevel(domain, ds, tree, rules, origins);
     }
-    return new EnvoyDomain(domain, root.file(), tree, rules);
+    return new EnvoyDomain(domain, root.file(), tree, rules, origins);
   }
 
-  private static void readLevel(String parentPath, YamlNode list, EnvoyDescriptors level, List<Rule> rules)
-      throws InvalidConfigException {
+  private static void readLevel(String parentPath, YamlNode list, EnvoyDescriptors level, List<Rule> rules,
+      Map<String, int[]> origins) throws InvalidConfigException {
     for (YamlNode dn : list.asList("descriptors")) {
       dn.onlyKeys("a descriptor", DESCRIPTOR_KEYS);
       Map<String, YamlNode> m = dn.asMap("a descriptor");
@@ -93,11 +94,12 @@ public final class EnvoyConfigParser {
       EnvoyLimit limit = readLimit(path, dn, m.get("rate_limit"), m.get("sluice"), shadow);
       if (limit != null && limit.rule() != null) {
         rules.add(limit.rule());
+        origins.put(limit.rule().name(), new int[] {dn.line(), dn.column()});
       }
       EnvoyDescriptors children = new EnvoyDescriptors();
       YamlNode sub = m.get("descriptors");
       if (sub != null && sub.kind() != YamlNode.Kind.NULL) {
-        readLevel(path, sub, children, rules);
+        readLevel(path, sub, children, rules, origins);
       }
       if (!level.add(new EnvoyDescriptors.Node(key, value, limit, children))) {
         throw dn.error("duplicate descriptor composite key '" + path + "'");

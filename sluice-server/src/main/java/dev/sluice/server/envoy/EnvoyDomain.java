@@ -3,6 +3,7 @@ package dev.sluice.server.envoy;
 import dev.sluice.Rule;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The rate limits of one Envoy domain, read from one file: the descriptor tree Envoy requests are
@@ -13,12 +14,20 @@ public final class EnvoyDomain {
   private final String file;
   private final EnvoyDescriptors root;
   private final List<Rule> rules;
+  private final Map<String, int[]> origins;
 
-  EnvoyDomain(String domain, String file, EnvoyDescriptors root, List<Rule> rules) {
+  EnvoyDomain(String domain, String file, EnvoyDescriptors root, List<Rule> rules, Map<String, int[]> origins) {
     this.domain = domain;
     this.file = file;
     this.root = root;
     this.rules = List.copyOf(rules);
+    this.origins = Map.copyOf(origins);
+  }
+
+  /** The line and column of the descriptor that defines rule {@code name}, or null. */
+  public int[] origin(String name) {
+    int[] o = origins.get(name);
+    return o == null ? null : o.clone();
   }
 
   public String domain() {

@@ -56,7 +56,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
   }
 
   /** A request's descriptors matched to limits, and the Sluice items they became. */
-  private record Plan(RateLimitRequest request, EnvoyLimit[] limits, int[] itemOf, List<Item> items, boolean blocked) {}
+  private record Plan(RateLimitRequest request, EnvoyLimit[] limits, int[] itemOf, List<Item> items) {}
 
   @Override
   public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> out) {
@@ -158,7 +158,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       // that their state can still be reported without consuming anything.
       items.add(Item.of(l.rule().name(), key(desc), blocked ? 0 : hits));
     }
-    return new Plan(request, limits, itemOf, items, blocked);
+    return new Plan(request, limits, itemOf, items);
   }
 
   /**

@@ -15,9 +15,7 @@ import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -157,9 +155,8 @@ final class RequestJson {
   }
 
   private static void onlyFields(JsonNode n, String at, Set<String> allowed) throws ApiException {
-    Iterator<Map.Entry<String, JsonNode>> it = n.fields();
-    while (it.hasNext()) {
-      String f = it.next().getKey();
+    for (java.util.Map.Entry<String, JsonNode> e : n.properties()) {
+      String f = e.getKey();
       if (!allowed.contains(f)) {
         throw ApiException.badRequest("invalid_request", "unknown field '" + at + clip(f) + "'; expected "
             + String.join(", ", allowed.stream().sorted().toList()));

@@ -65,7 +65,7 @@ class ConfigFilesTest {
   @Test
   void withoutASecondFormatEnvoyFilesGetTheNativeReadersExplanation(@TempDir Path dir) throws Exception {
     Path f = Files.writeString(dir.resolve("a.yaml"), "domain: edge\n");
-    assertThatThrownBy(() -> ConfigFiles.load(f)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> ConfigFiles.load(f, List.of(new NativeFormat()))).isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(f + ":1:1: a top-level 'domain' marks an Envoy rate limit configuration");
   }
 

@@ -1,0 +1,105 @@
+package dev.sluice.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.server.cli.Main;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code sluice serve} as its users run it. */
+class ServeCommandTest {
+  @TempDir
+  Path dir;
+
+  private record Run(int code, String out) {}
+
+  private static Run sluice(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Main.commandLine(new ByteArrayInputStream(new byte[0]), new PrintWriter(out), new PrintWriter(err))
+        .execute(args);
+    return new Run(code, out + err.toString());
+  }
+
+  @Test
+  void anInvalidConfigurationStopsServeWithItsErrorAndExitCode2() throws Exception {
+    Files.writeString(dir.resolve("limits.yaml"), "limits:\n  - name: a\n    config:\n      - limit: 0\n        period: 1\n");
+    Run r = sluice("serve", "--config", dir.toString(), "--host", "127.0.0.1", "--port", "0");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.out).contains("the configuration is not valid").contains("limits.yaml:4:");
+  }
+
+  @Test
+  void anUnknownStoreIsAnErrorThatNeverShowsItsPassword() {
+    Run r = sluice("serve", "--config", dir.toString(), "--store", "mongodb://user:hunter2@db:27017");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.out).contains("unknown store").doesNotContain("hunter2");
+  }
+
+  @Test
+  void aBadDurationIsAnErrorNamingIt() {
+    Run r = sluice("serve", "--config", dir.toString(), "--poll-interval", "soon");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.out).contains("'soon' is not a duration");
+  }
+
+  @Test
+  void serveRunsUntilTerminatedAndThenStopsCleanly() throws Exception {
+    Files.writeString(dir.resolve("limits.yaml"), """
+        limits:
+          - name: auth.createToken
+            config:
+              - limit: 20
+                period: 60
+              - limit: 5
+                period: 3
+        """);
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    Path log = dir.resolve("serve.log");
+    Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "serve", "--config", dir.toString(), "--host", "127.0.0.1", "--port", "0",
+        "--admin-token", "t0ken").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    try {
+      Pattern serving = Pattern.compile("serving on port (\\d+)");
+      int[] port = {-1};
+      AbstractServiceEndToEndTest.awaitWithin(Duration.ofSeconds(30), () -> {
+        Matcher m = serving.matcher(read(log));
+        if (m.find()) {
+          port[0] = Integer.parseInt(m.group(1));
+        }
+        return port[0] > 0 || !p.isAlive();
+      });
+      assertThat(port[0]).as(read(log)).isPositive();
+
+      ServiceClient c = new ServiceClient(port[0]);
+      HttpResponse<String> r = c.post("/v1/acquire", "{\"rule\":\"auth.createToken\",\"key\":\"ip:1\"}");
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(c.post("/v1/reset", "{\"rule\":\"auth.createToken\",\"key\":\"ip:1\"}").statusCode()).isEqualTo(401);
+
+      p.destroy();
+      assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(read(log)).contains("store: memory").contains("configuration loaded").contains("draining")
+          .contains("stopped").doesNotContain("t0ken").doesNotContain("ip:1");
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  private static String read(Path f) {
+    try {
+      return Files.readString(f);
+    } catch (java.io.IOException e) {
+      return "";
+    }
+  }
+}
