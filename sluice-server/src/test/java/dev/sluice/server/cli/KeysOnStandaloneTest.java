@@ -1,0 +1,112 @@
+package dev.sluice.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.server.cli.Cli.Run;
+import dev.sluice.testkit.Flavor;
+import dev.sluice.testkit.RedisDeployment;
+import dev.sluice.testkit.RedisExtension;
+import dev.sluice.testkit.Standalone;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class KeysOnStandaloneTest extends KeysCommandContract {
+  @RegisterExtension
+  static final RedisExtension<Standalone> server = RedisExtension.standalone(Flavor.REDIS).flushBeforeEach();
+
+  static RedisClient client;
+  static StatefulRedisConnection<String, String> connection;
+
+  @BeforeAll
+  static void connect() {
+    client = RedisClient.create(server.get().uri());
+    connection = client.connect();
+  }
+
+  @AfterAll
+  static void disconnect() {
+    connection.close();
+    client.shutdown();
+  }
+
+  @Override
+  RedisDeployment deployment() {
+    return server.get();
+  }
+
+  @Override
+  RedisClusterCommands<String, String> redis() {
+    return connection.sync();
+  }
+
+  @Override
+  int masters() {
+    return 1;
+  }
+
+  @Test
+  void missingOrWrongOptionsAreErrorsThatSayWhatToGive() {
+    Run neither = keys("fix-ttl");
+    assertThat(neither.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(neither.err()).isEqualTo("sluice keys fix-ttl: give --config (each rule's longest window), "
+        + "--ttl DURATION, or both\n");
+    Run memory = Cli.run("keys", "stats", "--store", "memory");
+    assertThat(memory.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(memory.err()).startsWith("sluice keys stats: --store: the memory store lives inside a process");
+    Run batch = keys("stats", "--batch", "0");
+    assertThat(batch.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(batch.err()).startsWith("sluice keys stats: --batch must be between 1 and 1000000, was 0");
+    Run ttl = keys("fix-ttl", "--ttl", "soon");
+    assertThat(ttl.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(ttl.err()).contains("'soon' is not a duration");
+    Run prefix = keys("stats", "--prefix", "a{b}:");
+    assertThat(prefix.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(prefix.err()).startsWith("sluice keys stats: --prefix must not contain '{' or '}'");
+    Run none = Cli.run("keys");
+    assertThat(none.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(none.err()).startsWith("missing command: stats or fix-ttl");
+    Run bad = Cli.run("keys", "stats", "--store", "postgres://u:s3cret@db");
+    assertThat(bad.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(bad.err()).contains("'postgres://u:***@db' is not a Redis URI").doesNotContain("s3cret");
+  }
+
+  @Test
+  void anUnreachableServerExitsWith69WithoutThePassword() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Run r = Cli.run("keys", "stats", "--store", "redis://ops:hunter2@127.0.0.1:" + port);
+    assertThat(r.exit()).isEqualTo(Main.EXIT_UNAVAILABLE);
+    assertThat(r.err()).startsWith("sluice keys stats: cannot connect to redis://ops:***@127.0.0.1:" + port + ": ")
+        .doesNotContain("hunter2");
+  }
+
+  @Test
+  void aPasswordProtectedServerIsScannedAndThePasswordNeverPrinted() {
+    try (Standalone guarded = Standalone.start(Flavor.REDIS, "requirepass pa55-word")) {
+      String uri = "redis://:pa55-word@127.0.0.1:" + guarded.port();
+      RedisClient owner = RedisClient.create(uri);
+      try (StatefulRedisConnection<String, String> c = owner.connect()) {
+        c.sync().set("sluice:{a.rule|k}", "x");
+      } finally {
+        owner.shutdown();
+      }
+      Run r = Cli.run("keys", "stats", "--store", uri, "--progress");
+      assertThat(r.exit()).as(r.err()).isZero();
+      assertThat(r.out()).startsWith("redis://:***@127.0.0.1:" + guarded.port() + ", prefix 'sluice:': 1 keys");
+      assertThat(r.out() + r.err()).doesNotContain("pa55-word");
+      Run wrong = Cli.run("keys", "stats", "--store", "redis://:guess@127.0.0.1:" + guarded.port());
+      assertThat(wrong.exit()).isEqualTo(Main.EXIT_UNAVAILABLE);
+      assertThat(wrong.err()).doesNotContain("guess").doesNotContain("pa55-word");
+    }
+  }
+}
