@@ -4,7 +4,12 @@ import json, sys, collections
 
 rows = collections.OrderedDict()
 for path in sys.argv[1:]:
-    for r in json.load(open(path)):
+    try:
+        results = json.load(open(path))
+    except ValueError:
+        print(f'(skipped {path}: not complete JSON)', file=sys.stderr)
+        continue
+    for r in results:
         p = r['params']
         bench = r['benchmark'].split('.')[-2]
         key = (bench, p['rule'], int(p['keys']), r['threads'])

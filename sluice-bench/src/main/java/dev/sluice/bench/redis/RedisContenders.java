@@ -1,5 +1,6 @@
 package dev.sluice.bench.redis;
 
+import dev.sluice.Algorithm;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,8 @@ public final class RedisContenders {
   private static final Map<String, BiFunction<String, Workload, RedisContender>> BY_NAME = new LinkedHashMap<>();
 
   static {
+    BY_NAME.put("sluice", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG));
+    BY_NAME.put("sluice_token_bucket", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET));
     BY_NAME.put("bucket4j", Bucket4jContender::new);
     BY_NAME.put("redisson", RedissonContender::new);
     BY_NAME.put("zset", SortedSetLogContender::new);
@@ -22,8 +25,33 @@ public final class RedisContenders {
   }
 
   /** redis-benchmark invocations of the scripts of those of {@code contenders} that have one. */
-  static List<RedisRun.Ceiling> ceilings(List<String> contenders, String uri) {
-    return List.of();
+  static List<RedisRun.Ceiling> ceilings(List<String> contenders, String uri, int port) {
+    List<RedisRun.Ceiling> out = new java.util.ArrayList<>();
+    for (String name : contenders) {
+      if (!name.startsWith("sluice")) {
+        continue;
+      }
+      out.add(new RedisRun.Ceiling() {
+        @Override
+        public String contender() {
+          return name;
+        }
+
+        @Override
+        public List<String> arguments(Workload w) {
+          String key = "user:0000000";
+          try (SluiceContender c = (SluiceContender) create(name, uri, w)) {
+            List<String> args = c.evalsha(port, key);
+            if (!w.hot()) {
+              // redis-benchmark puts a random number in [0, -r) in place of __rand_int__
+              args.replaceAll(a -> a.replace(key, "user:__rand_int__"));
+            }
+            return args;
+          }
+        }
+      });
+    }
+    return out;
   }
 
   /** @throws IllegalArgumentException naming the known contenders if {@code name} is not one */

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code sluice} command. Exit codes: 0 success; 1 warnings only (check-config); 2 errors in
- * what the user gave (configuration, trace, options); 70 an internal error.
+ * what the user gave (configuration, trace, options); 69 the store could not be reached; 70 an
+ * internal error.
  */
 // Subcommands are listed in the annotation; the service's `serve` joins them there.
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
@@ -28,6 +29,7 @@ public final class Main implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_WARNINGS = 1;
   public static final int EXIT_ERRORS = 2;
+  public static final int EXIT_UNAVAILABLE = 69;
   public static final int EXIT_INTERNAL = 70;
 
   @Spec

@@ -9,6 +9,7 @@ import dev.sluice.config.ConfigProblem;
 import dev.sluice.config.LoadedConfig;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.StoreFactory;
+import dev.sluice.server.StoreUnavailableException;
 import dev.sluice.spi.Store;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -38,7 +39,9 @@ final class ReplayCommand implements Callable<Integer> {
   Path config;
 
   @Option(names = "--store", defaultValue = "memory", paramLabel = "memory|URI",
-      description = "where state lives (default: ${DEFAULT-VALUE})")
+      description = {"where state lives (default: ${DEFAULT-VALUE}): memory, or redis://[user:password@]host[:port]"
+          + "[/db], rediss://…, redis-sentinel://h1:p1,h2:p2[/db]#master, redis-cluster://h1:p1,h2:p2.",
+          "On Redis the replay starts from the state already under the sluice: prefix: use a scratch database."})
   String store;
 
   @Option(names = "--trace", paramLabel = "FILE|-", description = "the trace to replay; - for standard input "
@@ -98,6 +101,8 @@ final class ReplayCommand implements Callable<Integer> {
       s = StoreFactory.open(store, clock);
     } catch (IllegalArgumentException e) {
       throw new CliException("sluice replay: --store: " + e.getMessage());
+    } catch (StoreUnavailableException e) {
+      throw new CliException("sluice replay: " + e.getMessage(), Main.EXIT_UNAVAILABLE);
     }
     try (RateLimiter limiter = Sluice.builder().rules(rules).store(s).ticker(clock).build()) {
       MemoryStore memory = s instanceof MemoryStore m ? m : null;

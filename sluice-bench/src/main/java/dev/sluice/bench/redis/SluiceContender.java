@@ -1,0 +1,75 @@
+package dev.sluice.bench.redis;
+
+import dev.sluice.Algorithm;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.Sluice;
+import dev.sluice.redis.RedisStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Sluice on its Redis store: both windows of the rule decided by one script evaluation per
+ * decision, with the algorithm given (the default {@code sliding_log}, or {@code token_bucket},
+ * Bucket4j's semantics).
+ */
+final class SluiceContender implements RedisContender {
+  static final String RULE = "auth.createToken";
+  private final RateLimiter limiter;
+  private final String rule;
+
+  SluiceContender(String uri, Workload w, Algorithm algorithm) {
+    Rule.Builder b = Rule.builder(RULE).algorithm(algorithm);
+    for (Workload.Limit l : w.limits()) {
+      b.window(l.limit(), l.period());
+    }
+    // The load tool measures the store, not the failure mode: a slow answer must not turn into
+    // an "allowed" decision made locally.
+    limiter = Sluice.builder().rules(b.build()).store(RedisStore.connect(uri)).storeTimeout(Duration.ofSeconds(30))
+        .build();
+    rule = w.rule() + " (" + algorithm.configName() + ", one script per decision)";
+  }
+
+  @Override
+  public String ruleDescription() {
+    return rule;
+  }
+
+  @Override
+  public CompletionStage<Boolean> acquire(String key) {
+    return limiter.acquireAsync(Request.of(RULE, key)).thenApply(d -> {
+      if (d.degraded()) {
+        throw new IllegalStateException("degraded decision: the store failed");
+      }
+      return d.allowed();
+    });
+  }
+
+  @Override
+  public String redisKeyPattern(String key) {
+    return "*{" + RULE + "|" + key + "}*";
+  }
+
+  /** The arguments of the EVALSHA this contender sends for one decision on {@code key}, as MONITOR saw them. */
+  List<String> evalsha(int port, String key) {
+    List<List<String>> seen = MonitorCapture.capture(port, () -> limiter.acquire(RULE, key));
+    List<String> last = null;
+    for (List<String> c : seen) {
+      if (c.get(0).equalsIgnoreCase("evalsha")) {
+        last = c;
+      }
+    }
+    if (last == null) {
+      throw new IllegalStateException("no EVALSHA seen for one decision; saw " + seen);
+    }
+    return new ArrayList<>(last);
+  }
+
+  @Override
+  public void close() {
+    limiter.close();
+  }
+}
