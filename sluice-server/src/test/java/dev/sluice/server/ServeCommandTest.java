@@ -47,6 +47,13 @@ class ServeCommandTest {
   }
 
   @Test
+  void anUnreachableRedisExits69WithoutItsPassword() {
+    Run r = sluice("serve", "--config", dir.toString(), "--store", "redis://:s3cret@127.0.0.1:1");
+    assertThat(r.code).isEqualTo(Main.EXIT_UNAVAILABLE);
+    assertThat(r.out).contains("cannot connect to redis://:***@127.0.0.1:1").doesNotContain("s3cret");
+  }
+
+  @Test
   void aBadDurationIsAnErrorNamingIt() {
     Run r = sluice("serve", "--config", dir.toString(), "--poll-interval", "soon");
     assertThat(r.code).isEqualTo(2);

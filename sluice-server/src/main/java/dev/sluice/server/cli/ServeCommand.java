@@ -2,6 +2,7 @@ package dev.sluice.server.cli;
 
 import dev.sluice.server.SluiceService;
 import dev.sluice.server.StoreFactory;
+import dev.sluice.server.StoreUnavailableException;
 import dev.sluice.server.config.InvalidConfigException;
 import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
@@ -73,7 +74,9 @@ final class ServeCommand implements Callable<Integer> {
       s = StoreFactory.open(store);
     } catch (IllegalArgumentException e) {
       // StoreFactory's messages never contain a password.
-      throw new CliException("sluice serve: " + e.getMessage());
+      throw new CliException("sluice serve: --store: " + e.getMessage());
+    } catch (StoreUnavailableException e) {
+      throw new CliException("sluice serve: " + e.getMessage(), Main.EXIT_UNAVAILABLE);
     }
     LOG.info("store: {}", s.describe());
     SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)

@@ -301,7 +301,9 @@ public final class HttpApi {
     @Override
     public AggregatedHttpResponse onProtocolViolation(ServiceConfig config, RequestHeaders headers, HttpStatus status,
         String description, Throwable cause) {
-      return render(status, description);
+      // A request Armeria could not decode is the client's mistake, even when the decoder failed
+      // with an unexpected exception (a malformed Upgrade header does that) and says 500.
+      return render(status.isServerError() ? HttpStatus.BAD_REQUEST : status, description);
     }
 
     @Override
