@@ -1,12 +1,9 @@
 package dev.sluice.bench;
 
-import dev.sluice.Rule;
-import dev.sluice.config.ConfigException;
-import dev.sluice.config.ConfigLoader;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.server.SluiceService;
-import dev.sluice.server.config.InvalidConfigException;
+import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.Standalone;
@@ -18,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -97,7 +93,7 @@ public final class HttpLoad {
         }
         Store store = redis == null ? MemoryStore.create() : RedisStore.connect(redis.uri());
         try (SluiceService service = SluiceService.start(
-            SluiceService.Settings.of(config).withHost("127.0.0.1").withPort(0), store, HttpLoad::parse)) {
+            SluiceService.Settings.of(config).withHost("127.0.0.1").withPort(0), store, new NativeConfigFormat())) {
           List<String> cmd = List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"),
               "-d", o.get("seconds") + "s", "--latency", "-s", lua.toString(),
               "http://127.0.0.1:" + service.port() + "/v1/acquire");
@@ -115,14 +111,6 @@ public final class HttpLoad {
           System.out.println("<!-- " + String.join(" ", cmd) + " -->");
         }
       }
-    }
-  }
-
-  private static List<Rule> parse(String file, String text) throws InvalidConfigException {
-    try {
-      return new ArrayList<>(ConfigLoader.parse(text, file).rules().rules());
-    } catch (ConfigException e) {
-      throw new InvalidConfigException(e.getMessage(), e);
     }
   }
 
