@@ -117,6 +117,29 @@ class KeysOnStandaloneTest extends KeysCommandContract {
   }
 
   @Test
+  void anAclUserWithTheRightsTheDocListsCanRunBothAndOneWithoutIsToldWhichIsMissing() {
+    server.get().command("ACL", "SETUSER", "keys-tool", "on", ">tool-pw", "~sluice:*", "+scan", "+pttl",
+        "+memory|usage", "+eval", "+pexpire");
+    server.get().command("ACL", "SETUSER", "scan-only", "on", ">scan-pw", "~sluice:*", "+scan", "+pttl");
+    try {
+      String uri = "redis://keys-tool:tool-pw@127.0.0.1:" + server.get().port();
+      Run stats = Cli.run("keys", "stats", "--store", uri, "--json");
+      assertThat(stats.exit()).as(stats.err()).isZero();
+      assertThat(ReplayCommandTest.json(stats.out()).get("keys").asLong()).isEqualTo(22);
+      Run fix = Cli.run("keys", "fix-ttl", "--store", uri, "--ttl", "1h", "--json");
+      assertThat(fix.exit()).as(fix.err()).isZero();
+      assertThat(ReplayCommandTest.json(fix.out()).get("fixed").asLong()).isEqualTo(5);
+
+      Run refused = Cli.run("keys", "stats", "--store", "redis://scan-only:scan-pw@127.0.0.1:" + server.get().port());
+      assertThat(refused.exit()).isEqualTo(Main.EXIT_ERRORS);
+      assertThat(refused.err()).startsWith("sluice keys stats: the server refused a command: NOPERM")
+          .contains("memory|usage").doesNotContain("scan-pw");
+    } finally {
+      server.get().command("ACL", "DELUSER", "keys-tool", "scan-only");
+    }
+  }
+
+  @Test
   void anUnreachableServerExitsWith69WithoutThePassword() throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
