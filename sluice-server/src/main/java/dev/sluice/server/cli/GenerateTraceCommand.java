@@ -1,5 +1,6 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.server.DecisionJson;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -1,5 +1,6 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.SluiceService;
 import dev.sluice.server.StoreFactory;
 import dev.sluice.server.StoreUnavailableException;
@@ -8,17 +9,14 @@ import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code sluice serve}: the HTTP JSON API and Envoy's gRPC rate limit service on one port, until
@@ -98,31 +96,18 @@ final class ServeCommand implements Callable<Integer> {
     return Main.EXIT_OK;
   }
 
-  /** Durations as {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h} or ISO-8601 ({@code PT0.5S}). */
+  /** Durations as configuration files write them ({@code 500ms}, {@code 2s}, {@code PT0.5S}). */
   static final class DurationConverter implements ITypeConverter<Duration> {
-    private static final Pattern SIMPLE = Pattern.compile("(\\d+)(ms|s|m|h)");
-
     @Override
     public Duration convert(String value) {
-      Matcher m = SIMPLE.matcher(value.trim());
       Duration d;
-      if (m.matches()) {
-        long n = Long.parseLong(m.group(1));
-        d = switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          case "m" -> Duration.ofMinutes(n);
-          default -> Duration.ofHours(n);
-        };
-      } else {
-        try {
-          d = Duration.parse(value.trim().toUpperCase(Locale.ROOT));
-        } catch (DateTimeParseException e) {
-          throw new IllegalArgumentException("'" + value + "' is not a duration such as 500ms, 2s, 1m or PT0.5S");
-        }
+      try {
+        d = ConfigLoader.parseDuration(value, "the value");
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
       }
       if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException("'" + value + "' must be a positive duration");
+        throw new TypeConversionException("'" + value + "' must be a positive duration");
       }
       return d;
     }

@@ -4,6 +4,7 @@ import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
 import dev.sluice.Rule;
 import dev.sluice.Window;
+import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.config.InvalidConfigException;
 import dev.sluice.server.config.YamlNode;
 import java.time.Duration;
@@ -170,7 +171,7 @@ public final class EnvoyConfigParser {
         if (l < 1) {
           throw lim.error("limit must be >= 1, was " + l);
         }
-        windows.add(new Window(l, Periods.parse(per, "period")));
+        windows.add(new Window(l, duration(per, "period", false)));
       }
     } else {
       if (rl == null) {
@@ -209,13 +210,27 @@ public final class EnvoyConfigParser {
       }
       YamlNode mw = x.get("max_wait");
       if (mw != null) {
-        Duration d = Periods.parse(mw, "max_wait");
-        b.maxWait(d);
+        b.maxWait(duration(mw, "max_wait", true));
       }
     } catch (IllegalArgumentException e) {
       throw ext.error(e.getMessage());
     }
     return new EnvoyLimit(path, b.build(), name, replaces, false, false, shadow, unit);
+  }
+
+  /** A period ({@code > 0}) or a wait ({@code >= 0}), written as in the native format. */
+  private static Duration duration(YamlNode node, String what, boolean zeroAllowed) throws InvalidConfigException {
+    String text = node.asText(what);
+    Duration d;
+    try {
+      d = ConfigLoader.parseDuration(text, what);
+    } catch (IllegalArgumentException e) {
+      throw node.error(e.getMessage());
+    }
+    if (d.isNegative() || d.isZero() && !zeroAllowed) {
+      throw node.error(what + " must be " + (zeroAllowed ? ">= 0" : "> 0") + ", was '" + text + "'");
+    }
+    return d;
   }
 
   private static String optText(YamlNode n, String what) throws InvalidConfigException {

@@ -24,6 +24,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Window;
+import dev.sluice.server.DecisionJson;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -144,7 +145,7 @@ public final class HttpApi {
     if (retry >= 0) {
       h.add(RateLimitHeaders.RETRY_AFTER, Long.toString(retry));
     }
-    return HttpResponse.of(h.build(), com.linecorp.armeria.common.HttpData.wrap(DecisionJson.toBytes(d)));
+    return HttpResponse.of(h.build(), com.linecorp.armeria.common.HttpData.wrap(DecisionJson.httpBody(d)));
   }
 
   private CompletionStage<HttpResponse> reset(ServiceRequestContext ctx, AggregatedHttpRequest req)

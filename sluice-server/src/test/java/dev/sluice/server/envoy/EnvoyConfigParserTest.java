@@ -115,6 +115,32 @@ class EnvoyConfigParserTest {
   }
 
   @Test
+  void periodsAndMaxWaitAreReadAsTheNativeFormatReadsThem() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: auth
+        descriptors:
+          - key: user
+            sluice:
+              algorithm: leaky_bucket
+              max_wait: 0.25
+              windows:
+                - {limit: 20, period: 1m30s}
+                - {limit: 5, period: PT0.5S}
+        """);
+    Rule r = d.rules().get(0);
+    assertThat(r.windows()).containsExactly(new Window(20, Duration.ofSeconds(90)),
+        new Window(5, Duration.ofMillis(500)));
+    assertThat(r.maxWait()).isEqualTo(Duration.ofMillis(250));
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            sluice:
+              windows: [{limit: 3, period: -1s}]
+        """, "5:36", "period must be > 0, was '-1s'");
+  }
+
+  @Test
   void theSluiceBlockCanChangeTheAlgorithmOfAnEnvoyRateLimit() throws Exception {
     EnvoyDomain d = parse("""
         domain: auth
@@ -247,7 +273,7 @@ class EnvoyConfigParserTest {
           - key: a
             sluice:
               windows: [{limit: 3, period: soon}]
-        """, "5:36", "period must be seconds as a number or a duration");
+        """, "5:36", "period 'soon' is not a duration; expected a number of seconds");
   }
 
   @Test
