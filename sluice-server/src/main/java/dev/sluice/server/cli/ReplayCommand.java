@@ -6,10 +6,11 @@ import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigProblem;
-import dev.sluice.config.LoadedConfig;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.StoreFactory;
 import dev.sluice.server.StoreUnavailableException;
+import dev.sluice.server.config.ConfigFiles;
+import dev.sluice.server.config.ServiceConfig;
 import dev.sluice.spi.Store;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -84,7 +85,7 @@ final class ReplayCommand implements Callable<Integer> {
     if (synthetic != null && trace != null) {
       throw new CliException("sluice replay: give --trace or --synthetic, not both");
     }
-    LoadedConfig loaded;
+    ServiceConfig loaded;
     try {
       loaded = ConfigFiles.load(config);
     } catch (ConfigException e) {

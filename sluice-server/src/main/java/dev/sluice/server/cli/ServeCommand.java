@@ -1,11 +1,10 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.SluiceService;
 import dev.sluice.server.StoreFactory;
 import dev.sluice.server.StoreUnavailableException;
-import dev.sluice.server.config.InvalidConfigException;
-import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,8 +81,8 @@ final class ServeCommand implements Callable<Integer> {
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
     try {
-      service = SluiceService.start(settings, s, new NativeConfigFormat());
-    } catch (InvalidConfigException e) {
+      service = SluiceService.start(settings, s);
+    } catch (ConfigException e) {
       throw new CliException("sluice serve: the configuration is not valid:\n" + e.getMessage());
     }
     CountDownLatch stopped = new CountDownLatch(1);

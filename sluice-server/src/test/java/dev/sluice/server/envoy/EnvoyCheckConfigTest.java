@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code sluice check-config} reads Envoy files beside native ones, with the service's reader. */
-class EnvoyConfigFormatTest {
+class EnvoyCheckConfigTest {
   @TempDir
   Path dir;
 
