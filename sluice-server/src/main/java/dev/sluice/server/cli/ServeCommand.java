@@ -1,10 +1,9 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.Ticker;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.SluiceService;
-import dev.sluice.server.StoreFactory;
-import dev.sluice.server.StoreUnavailableException;
 import dev.sluice.spi.Store;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,15 +65,7 @@ final class ServeCommand implements Callable<Integer> {
     if (port < 0 || port > 65535) {
       throw new CliException("sluice serve: --port must be between 0 and 65535, was " + port);
     }
-    Store s;
-    try {
-      s = StoreFactory.open(store);
-    } catch (IllegalArgumentException e) {
-      // StoreFactory's messages never contain a password.
-      throw new CliException("sluice serve: --store: " + e.getMessage());
-    } catch (StoreUnavailableException e) {
-      throw new CliException("sluice serve: " + e.getMessage(), Main.EXIT_UNAVAILABLE);
-    }
+    Store s = Stores.open("sluice serve", store, Ticker.system());
     LOG.info("store: {}", s.describe());
     SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)
         .withPollInterval(pollInterval).withStoreTimeout(storeTimeout).withDrainTimeout(drainTimeout)

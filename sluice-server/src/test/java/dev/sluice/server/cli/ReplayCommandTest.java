@@ -217,9 +217,8 @@ class ReplayCommandTest {
   void unreachableOrUnknownStoresAreRefusedClearly() throws IOException {
     Run r = run("replay", "--config", config(), "--store", "redis://:s3cret@127.0.0.1:1", "--trace",
         example("trace.jsonl"));
-    assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err().strip())
-        .startsWith("sluice replay: --store: cannot connect to the Redis store redis://:***@127.0.0.1:1")
+    assertThat(r.exit()).isEqualTo(Main.EXIT_UNAVAILABLE);
+    assertThat(r.err().strip()).startsWith("sluice replay: cannot connect to redis://:***@127.0.0.1:1")
         .doesNotContain("s3cret");
     r = run("replay", "--config", config(), "--store", "mongo://x", "--trace", example("trace.jsonl"));
     assertThat(r.exit()).isEqualTo(2);
