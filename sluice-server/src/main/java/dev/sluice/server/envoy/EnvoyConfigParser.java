@@ -58,7 +58,7 @@ public final class EnvoyConfigParser {
     if (ds != null && ds.kind() != YamlNode.Kind.NULL) {
       readLevel(domain, ds, tree, rules, origins);
     }
-    return new EnvoyDomain(domain, (d == null ? root : d).location(), tree, rules, origins);
+    return new EnvoyDomain(domain, d.location(), tree, rules, origins);
   }
 
   private static void readLevel(String parentPath, YamlNode list, EnvoyDescriptors level, List<Rule> rules,

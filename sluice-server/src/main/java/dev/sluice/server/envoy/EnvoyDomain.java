@@ -5,6 +5,7 @@ import dev.sluice.RuleSet;
 import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.LoadedConfig;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,7 +26,7 @@ public final class EnvoyDomain {
     this.at = at;
     this.root = root;
     this.rules = List.copyOf(rules);
-    this.origins = Map.copyOf(origins);
+    this.origins = new LinkedHashMap<>(origins);
   }
 
   public String domain() {
