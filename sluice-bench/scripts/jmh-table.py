@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""Prints JMH JSON results (files given as arguments) as Markdown tables, ns/decision, with ratios to Bucket4j."""
-import json, sys, collections
+"""Prints JMH JSON results (files given as arguments) as Markdown tables: for each configuration the
+median of its measured iterations in ns/decision (the smallest and largest iteration after it), and
+the ratios of Sluice's medians to Bucket4j's. Medians, because the machine is shared: a neighbour's
+build inflates some iterations, and the median ignores a minority of them."""
+import json, sys, statistics, collections
 
 rows = collections.OrderedDict()
 for path in sys.argv[1:]:
@@ -11,20 +14,20 @@ for path in sys.argv[1:]:
         continue
     for r in results:
         p = r['params']
-        bench = r['benchmark'].split('.')[-2]
-        key = (bench, p['rule'], int(p['keys']), r['threads'])
-        m = r['primaryMetric']
-        rows.setdefault(key, {})[p['impl']] = (m['score'], m['scoreError'])
+        key = (p['rule'], int(p['keys']), r['threads'])
+        it = [x for fork in r['primaryMetric']['rawData'] for x in fork]
+        rows.setdefault(key, {})[p['impl']] = (statistics.median(it), min(it), max(it))
 
 impls = ['baseline', 'sluice', 'sluice_token_bucket', 'bucket4j', 'bucket4j_synchronized', 'resilience4j', 'guava']
-print('| rule | keys | threads | ' + ' | '.join(impls) + ' | sluice / bucket4j | sluice_token_bucket / bucket4j |')
-print('|---|---:|---:|' + '---:|' * (len(impls) + 2))
-for (bench, rule, keys, threads), by in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][3])):
+present = [i for i in impls if any(i in by for by in rows.values())]
+print('| rule | keys | threads | ' + ' | '.join(present) + ' | sluice ÷ bucket4j | sluice_token_bucket ÷ bucket4j |')
+print('|---|---:|---:|' + '---:|' * (len(present) + 2))
+for (rule, keys, threads), by in sorted(rows.items(), key=lambda kv: kv[0]):
     cells = []
-    for i in impls:
+    for i in present:
         if i in by:
-            s, e = by[i]
-            cells.append(f'{s:.1f} ± {e:.1f}' if e == e else f'{s:.1f}')
+            m, lo, hi = by[i]
+            cells.append(f'**{m:.1f}** ({lo:.0f}–{hi:.0f})')
         else:
             cells.append('–')
     def ratio(a, b):

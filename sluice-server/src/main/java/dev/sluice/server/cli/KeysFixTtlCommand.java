@@ -3,9 +3,10 @@ package dev.sluice.server.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sluice.Algorithm;
+import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
+import dev.sluice.Window;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigProblem;
 import dev.sluice.config.LoadedConfig;
@@ -28,9 +29,9 @@ import picocli.CommandLine.Option;
 
 /** {@code sluice keys fix-ttl}: gives a TTL to the store's keys that have none. */
 @Command(name = "fix-ttl", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Give a TTL to every key under --prefix that has none. A key of a rule in --config gets that "
-        + "rule's longest window (leaky_bucket: or its max_wait, if longer) plus 1 s, as the store sets on a write; "
-        + "any other key of the store's naming gets --ttl. Keys under the prefix not named as the store names keys "
+    description = {"Give a TTL to every key under --prefix that has none. A key of a rule in --config gets the "
+        + "longest TTL a write of that rule sets (its longest window; a sliding window adds a bucket, a leaky bucket "
+        + "its max_wait) plus 1 s; any other key of the store's naming gets --ttl. Keys under the prefix not named as the store names keys "
         + "are never changed, nor are keys outside the prefix, nor keys that already have a TTL.",
         "Give --config, --ttl or both."})
 final class KeysFixTtlCommand extends KeyspaceCommand {
@@ -108,13 +109,43 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
     return ms < 0 ? null : ms;
   }
 
-  /** The longest window (or a leaky bucket's max_wait, if longer), rounded up to ms, plus the slack. */
+  /**
+   * The TTL a write of this rule's state would set at most (see "TTLs" in docs/redis.md): the
+   * longest time its state can still matter after a write, over every window, overrides
+   * included, rounded up to ms, plus the store's default slack. A key without a TTL was last
+   * written in the past, so its state matters for no longer than this from now.
+   */
   static long ruleTtlMillis(Rule r) {
-    long micros = r.longestPeriodMicros();
-    if (r.algorithm() == Algorithm.LEAKY_BUCKET) {
-      micros = Math.max(micros, r.maxWait().toNanos() / 1000);
+    long micros = 0;
+    for (Window w : r.windows()) {
+      micros = Math.max(micros, mattersMicros(r, w));
+    }
+    for (KeyOverride o : r.overrides()) {
+      for (Window w : o.windows()) {
+        micros = Math.max(micros, mattersMicros(r, w));
+      }
     }
     return (micros + 999) / 1000 + SLACK_MILLIS;
+  }
+
+  /** How long after a write one window's state can matter, as the store's scripts compute it. */
+  private static long mattersMicros(Rule r, Window w) {
+    long period = w.periodMicros();
+    long limit = w.limit();
+    // Token and leaky buckets: the emission interval as the store rounds it; a full bucket is L of them.
+    long interval = Math.max(1, (period + limit - 1) / limit);
+    return switch (r.algorithm()) {
+      case SLIDING_WINDOW -> {
+        long width = Math.max(1, (period + r.precision() - 1) / r.precision());
+        long buckets = (period + width - 1) / width;
+        // The newest bucket still counts until the window has slid past it.
+        yield (buckets + 1) * width;
+      }
+      case TOKEN_BUCKET -> Math.max(period, limit * interval);
+      // A request may wait up to max_wait for its slot, then holds the bucket for up to L intervals.
+      case LEAKY_BUCKET -> Math.max(period, r.maxWait().toNanos() / 1000 + limit * interval);
+      default -> period;
+    };
   }
 
   @Override

@@ -21,7 +21,6 @@ import picocli.CommandLine.Spec;
  * what the user gave (configuration, trace, options); 69 the store could not be reached; 70 an
  * internal error.
  */
-// Subcommands are listed in the annotation; the service's `serve` joins them there.
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Transactional multi-window rate limiting.",
     subcommands = {ServeCommand.class, CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class,

@@ -218,7 +218,8 @@ class ReplayCommandTest {
     Run r = run("replay", "--config", config(), "--store", "redis://:s3cret@127.0.0.1:1", "--trace",
         example("trace.jsonl"));
     assertThat(r.exit()).isEqualTo(Main.EXIT_UNAVAILABLE);
-    assertThat(r.err().strip()).startsWith("sluice replay: cannot connect to redis://:***@127.0.0.1:1")
+    assertThat(r.err().strip())
+        .startsWith("sluice replay: cannot connect to redis://:***@127.0.0.1:1: ")
         .doesNotContain("s3cret");
     r = run("replay", "--config", config(), "--store", "mongo://x", "--trace", example("trace.jsonl"));
     assertThat(r.exit()).isEqualTo(2);

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Algorithm;
+import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
+import dev.sluice.Window;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.TypeConversionException;
 
@@ -34,19 +37,29 @@ class TtlConverterTest {
   }
 
   @Test
-  void aRuleKeyTtlIsItsLongestWindowOrMaxWaitPlusTheStoresSlack() {
+  void aRuleKeyTtlIsTheLongestTheStoreSetsOnAWritePlusItsSlack() {
     Rule twoWindows = Rule.builder("a").window(5, Duration.ofSeconds(3)).window(20, Duration.ofMinutes(1)).build();
     assertThat(KeysFixTtlCommand.ruleTtlMillis(twoWindows)).isEqualTo(61_000);
-    Rule override = Rule.builder("b").window(5, Duration.ofSeconds(3)).override(new dev.sluice.KeyOverride(
-        java.util.List.of("vip"), java.util.List.of(dev.sluice.Window.of(9, Duration.ofHours(1))))).build();
+    Rule override = Rule.builder("b").window(5, Duration.ofSeconds(3)).override(new KeyOverride(List.of("vip"),
+        List.of(Window.of(9, Duration.ofHours(1))))).build();
     assertThat(KeysFixTtlCommand.ruleTtlMillis(override)).isEqualTo(3_601_000);
     Rule submilli = Rule.builder("c").window(1, Duration.ofNanos(1_501_000)).build();
     assertThat(KeysFixTtlCommand.ruleTtlMillis(submilli)).isEqualTo(1_002);
+    Rule fixed = Rule.builder("f").algorithm(Algorithm.FIXED_WINDOW).window(100, Duration.ofDays(1)).build();
+    assertThat(KeysFixTtlCommand.ruleTtlMillis(fixed)).isEqualTo(86_401_000);
+    // 1 h in 10 buckets of 6 min: the newest bucket counts for 11 of them.
+    Rule sliding = Rule.builder("s").algorithm(Algorithm.SLIDING_WINDOW).window(100, Duration.ofHours(1)).build();
+    assertThat(KeysFixTtlCommand.ruleTtlMillis(sliding)).isEqualTo(3_961_000);
+    Rule finer = Rule.builder("s2").algorithm(Algorithm.SLIDING_WINDOW).precision(60).window(100, Duration.ofHours(1))
+        .build();
+    assertThat(KeysFixTtlCommand.ruleTtlMillis(finer)).isEqualTo(3_661_000);
+    // 3 per 10 s: an interval of 3,333,334 µs, three of them 10,000,002 µs.
+    Rule bucket = Rule.builder("t").algorithm(Algorithm.TOKEN_BUCKET).window(3, Duration.ofSeconds(10)).build();
+    assertThat(KeysFixTtlCommand.ruleTtlMillis(bucket)).isEqualTo(11_001);
     Rule shaped = Rule.builder("d").algorithm(Algorithm.LEAKY_BUCKET).maxWait(Duration.ofSeconds(30))
         .window(1, Duration.ofSeconds(1)).build();
-    assertThat(KeysFixTtlCommand.ruleTtlMillis(shaped)).isEqualTo(31_000);
-    Rule shortWait = Rule.builder("e").algorithm(Algorithm.LEAKY_BUCKET).maxWait(Duration.ofMillis(100))
-        .window(1, Duration.ofSeconds(1)).build();
-    assertThat(KeysFixTtlCommand.ruleTtlMillis(shortWait)).isEqualTo(2_000);
+    assertThat(KeysFixTtlCommand.ruleTtlMillis(shaped)).isEqualTo(32_000);
+    Rule defaultWait = Rule.builder("e").algorithm(Algorithm.LEAKY_BUCKET).window(10, Duration.ofSeconds(1)).build();
+    assertThat(KeysFixTtlCommand.ruleTtlMillis(defaultWait)).isEqualTo(3_000);
   }
 }
