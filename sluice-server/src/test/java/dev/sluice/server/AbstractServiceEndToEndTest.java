@@ -3,7 +3,6 @@ package dev.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -87,8 +86,7 @@ abstract class AbstractServiceEndToEndTest {
     Files.writeString(dir.resolve("limits.yaml"), NATIVE);
     Files.writeString(dir.resolve("envoy.yaml"), ENVOY);
     service = SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
-        .withPollInterval(Duration.ofMillis(50)).withDrainTimeout(Duration.ofSeconds(2)), newStore(),
-        new NativeConfigFormat());
+        .withPollInterval(Duration.ofMillis(50)).withDrainTimeout(Duration.ofSeconds(2)), newStore());
     client = new ServiceClient(service.port());
   }
 

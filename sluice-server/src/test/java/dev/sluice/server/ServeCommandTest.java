@@ -2,10 +2,9 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.server.cli.Cli;
+import dev.sluice.server.cli.Cli.Run;
 import dev.sluice.server.cli.Main;
-import java.io.ByteArrayInputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,43 +20,33 @@ class ServeCommandTest {
   @TempDir
   Path dir;
 
-  private record Run(int code, String out) {}
-
-  private static Run sluice(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = Main.commandLine(new ByteArrayInputStream(new byte[0]), new PrintWriter(out), new PrintWriter(err))
-        .execute(args);
-    return new Run(code, out + err.toString());
-  }
-
   @Test
   void anInvalidConfigurationStopsServeWithItsErrorAndExitCode2() throws Exception {
     Files.writeString(dir.resolve("limits.yaml"), "limits:\n  - name: a\n    config:\n      - limit: 0\n        period: 1\n");
-    Run r = sluice("serve", "--config", dir.toString(), "--host", "127.0.0.1", "--port", "0");
-    assertThat(r.code).isEqualTo(2);
-    assertThat(r.out).contains("the configuration is not valid").contains("limits.yaml:4:");
+    Run r = Cli.run("serve", "--config", dir.toString(), "--host", "127.0.0.1", "--port", "0");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.all()).contains("the configuration is not valid").contains("limits.yaml:4:");
   }
 
   @Test
   void anUnknownStoreIsAnErrorThatNeverShowsItsPassword() {
-    Run r = sluice("serve", "--config", dir.toString(), "--store", "mongodb://user:hunter2@db:27017");
-    assertThat(r.code).isEqualTo(2);
-    assertThat(r.out).contains("unknown store").doesNotContain("hunter2");
+    Run r = Cli.run("serve", "--config", dir.toString(), "--store", "mongodb://user:hunter2@db:27017");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.all()).contains("unknown store").doesNotContain("hunter2");
   }
 
   @Test
   void anUnreachableRedisExits69WithoutItsPassword() {
-    Run r = sluice("serve", "--config", dir.toString(), "--store", "redis://:s3cret@127.0.0.1:1");
-    assertThat(r.code).isEqualTo(Main.EXIT_UNAVAILABLE);
-    assertThat(r.out).contains("cannot connect to redis://:***@127.0.0.1:1").doesNotContain("s3cret");
+    Run r = Cli.run("serve", "--config", dir.toString(), "--store", "redis://:s3cret@127.0.0.1:1");
+    assertThat(r.exit()).isEqualTo(Main.EXIT_UNAVAILABLE);
+    assertThat(r.all()).contains("cannot connect to redis://:***@127.0.0.1:1").doesNotContain("s3cret");
   }
 
   @Test
   void aBadDurationIsAnErrorNamingIt() {
-    Run r = sluice("serve", "--config", dir.toString(), "--poll-interval", "soon");
-    assertThat(r.code).isEqualTo(2);
-    assertThat(r.out).contains("'soon' is not a duration");
+    Run r = Cli.run("serve", "--config", dir.toString(), "--poll-interval", "soon");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.all()).contains("'soon' is not a duration");
   }
 
   @Test

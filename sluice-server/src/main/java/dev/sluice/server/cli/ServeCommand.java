@@ -1,11 +1,9 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.Ticker;
+import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.SluiceService;
-import dev.sluice.server.StoreFactory;
-import dev.sluice.server.StoreUnavailableException;
-import dev.sluice.server.config.InvalidConfigException;
-import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,23 +65,15 @@ final class ServeCommand implements Callable<Integer> {
     if (port < 0 || port > 65535) {
       throw new CliException("sluice serve: --port must be between 0 and 65535, was " + port);
     }
-    Store s;
-    try {
-      s = StoreFactory.open(store);
-    } catch (IllegalArgumentException e) {
-      // StoreFactory's messages never contain a password.
-      throw new CliException("sluice serve: --store: " + e.getMessage());
-    } catch (StoreUnavailableException e) {
-      throw new CliException("sluice serve: " + e.getMessage(), Main.EXIT_UNAVAILABLE);
-    }
+    Store s = Stores.open("sluice serve", store, Ticker.system());
     LOG.info("store: {}", s.describe());
     SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)
         .withPollInterval(pollInterval).withStoreTimeout(storeTimeout).withDrainTimeout(drainTimeout)
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
     try {
-      service = SluiceService.start(settings, s, new NativeConfigFormat());
-    } catch (InvalidConfigException e) {
+      service = SluiceService.start(settings, s);
+    } catch (ConfigException e) {
       throw new CliException("sluice serve: the configuration is not valid:\n" + e.getMessage());
     }
     CountDownLatch stopped = new CountDownLatch(1);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Sluice;
+import dev.sluice.config.ConfigException;
 import dev.sluice.testing.FakeTicker;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,8 +51,8 @@ class ConfigReloaderTest {
     limiter.close();
   }
 
-  private ConfigReloader reloader() throws InvalidConfigException {
-    return new ConfigReloader(dir, new ConfigFiles(new NativeConfigFormat()), limiter,
+  private ConfigReloader reloader() throws ConfigException {
+    return new ConfigReloader(dir, limiter,
         (ok, config, error) -> events.add(ok ? "ok" : "failed: " + error), Clock.systemUTC());
   }
 
@@ -130,7 +131,7 @@ class ConfigReloaderTest {
   void aDirectoryThatDisappearsIsAnErrorAndItsReturnReloads() throws Exception {
     Path sub = Files.createDirectory(dir.resolve("conf"));
     Files.writeString(sub.resolve("a.yaml"), A);
-    try (ConfigReloader r = new ConfigReloader(sub, new ConfigFiles(new NativeConfigFormat()), limiter,
+    try (ConfigReloader r = new ConfigReloader(sub, limiter,
         (ok, config, error) -> events.add(ok ? "ok" : "failed: " + error), Clock.systemUTC())) {
       Files.delete(sub.resolve("a.yaml"));
       Files.delete(sub);
@@ -144,8 +145,19 @@ class ConfigReloaderTest {
   }
 
   @Test
+  void aDirectoryEmptiedOfItsFilesIsRejectedAndTheLastGoodRulesStay() throws Exception {
+    Files.writeString(dir.resolve("a.yaml"), A);
+    try (ConfigReloader r = reloader()) {
+      Files.delete(dir.resolve("a.yaml"));
+      assertThat(r.check()).isFalse();
+      assertThat(r.status().lastError()).contains("the directory holds no *.yaml or *.yml file");
+      assertThat(limiter.rules().get("a")).isNotNull();
+    }
+  }
+
+  @Test
   void aBadConfigurationAtStartIsAnError() throws Exception {
     Files.writeString(dir.resolve("a.yaml"), "limits: [{name: a}]\n");
-    assertThatThrownBy(this::reloader).isInstanceOf(InvalidConfigException.class).hasMessageContaining("a.yaml:1:");
+    assertThatThrownBy(this::reloader).isInstanceOf(ConfigException.class).hasMessageContaining("a.yaml:1:");
   }
 }
