@@ -12,8 +12,8 @@ import java.util.List;
 
 /**
  * The part of an item's script arguments fixed by its rule and windows: algorithm code, shadow
- * flag, rule fingerprint, window count, one algorithm-specific number and (limit, period, aux1,
- * aux2) per window. Computed once per (rule, windows) and validated against what the script's
+ * flag, rule fingerprint, window count, one algorithm-specific number and per window limit,
+ * period and the numbers the algorithm derives from them (none, one or two). Computed once per (rule, windows) and validated against what the script's
  * double-precision arithmetic represents exactly.
  */
 final class ItemShape {
@@ -75,26 +75,25 @@ final class ItemShape {
     tail.add(num(Integer.toUnsignedLong(fingerprint)));
     tail.add(num(windows.size()));
     tail.add(num(extra));
+    // Per window: limit, period, then only the numbers the algorithm uses (AUX in prelude.lua):
+    // each argument costs the server a string and a conversion on every call.
     for (Window w : windows) {
       long p = w.periodMicros();
-      long aux1 = 0;
-      long aux2 = 0;
+      tail.add(num(w.limit()));
+      tail.add(num(p));
       switch (rule.algorithm()) {
         case TOKEN_BUCKET:
         case LEAKY_BUCKET:
-          aux1 = Math.max(1, (p + w.limit() - 1) / w.limit()); // emission interval, as the memory store
+          tail.add(num(Math.max(1, (p + w.limit() - 1) / w.limit()))); // emission interval, as the memory store
           break;
         case SLIDING_WINDOW:
-          aux1 = Math.max(1, (p + rule.precision() - 1) / rule.precision()); // bucket width
-          aux2 = (p + aux1 - 1) / aux1; // buckets per period
+          long width = Math.max(1, (p + rule.precision() - 1) / rule.precision());
+          tail.add(num(width)); // bucket width
+          tail.add(num((p + width - 1) / width)); // buckets per period
           break;
         default:
           break;
       }
-      tail.add(num(w.limit()));
-      tail.add(num(p));
-      tail.add(num(aux1));
-      tail.add(num(aux2));
     }
     return new ItemShape(num(code(rule.algorithm())), tail.toArray(new byte[0][]));
   }

@@ -59,7 +59,8 @@ public final class RedisStore implements Store {
   /** Times (µs) before which a rule's state is stale, on the server's clock and on explicit times. */
   private record Fresh(byte[] store, byte[] explicit) {}
 
-  private static final byte[] NEVER = ItemShape.num(-(1L << 53));
+  /** The fresh time of a rule whose state is never too old: no bound (the script skips the check). */
+  private static final byte[] NEVER = {};
 
   private RedisStore(Builder b, Endpoint endpoint, Link link) {
     this.endpoint = endpoint;
