@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.memory.MemoryStore;
-import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.testing.FakeTicker;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -48,7 +47,7 @@ class HttpDecisionPromisesTest {
     Files.writeString(dir.resolve("limits.yaml"), RULES);
     service = SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
             .withDrainTimeout(Duration.ofMillis(200)),
-        MemoryStore.builder().ticker(clock).build(), new NativeConfigFormat());
+        MemoryStore.builder().ticker(clock).build());
     client = new ServiceClient(service.port());
   }
 
