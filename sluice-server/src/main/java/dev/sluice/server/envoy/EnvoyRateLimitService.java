@@ -41,6 +41,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
   private final RateLimiter limiter;
   private final Supplier<Map<String, EnvoyDomain>> domains;
   private final java.time.Clock clock;
+  private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
 
   /**
    * @param domains the Envoy domains in force, read on every request (they change on reload)
@@ -237,7 +238,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     }
     r.setOverallCode(over ? Code.OVER_LIMIT : Code.OK);
     if (d != null) {
-      RateLimitHeaders.Values h = RateLimitHeaders.of(d);
+      RateLimitHeaders.Values h = rateLimitHeaders.of(d);
       if (!h.isEmpty()) {
         r.addResponseHeadersToAdd(header(RateLimitHeaders.POLICY, h.policy()));
         r.addResponseHeadersToAdd(header(RateLimitHeaders.RATELIMIT, h.rateLimit()));

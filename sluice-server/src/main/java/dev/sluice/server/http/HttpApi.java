@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.AggregatedHttpResponse;
 import com.linecorp.armeria.common.ContentTooLargeException;
+import com.linecorp.armeria.common.HttpHeaderNames;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
@@ -28,6 +29,7 @@ import dev.sluice.server.DecisionJson;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.util.AsciiString;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +51,9 @@ import org.slf4j.LoggerFactory;
 public final class HttpApi {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
   private static final JsonFactory JSON = new JsonFactory();
+  // Names Armeria does not know, validated once rather than on every answer.
+  private static final AsciiString POLICY = HttpHeaderNames.of(RateLimitHeaders.POLICY);
+  private static final AsciiString RATELIMIT = HttpHeaderNames.of(RateLimitHeaders.RATELIMIT);
 
   private final RateLimiter limiter;
   private final ConfigReloader config;
@@ -57,6 +62,7 @@ public final class HttpApi {
   private final long maxBodyBytes;
   private final byte[] adminToken;
   private final long readyTimeoutMillis;
+  private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
 
   /**
    * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
@@ -136,14 +142,14 @@ public final class HttpApi {
   private HttpResponse decisionResponse(Decision d) {
     ResponseHeadersBuilder h = ResponseHeaders.builder(d.allowed() ? HttpStatus.OK : HttpStatus.TOO_MANY_REQUESTS)
         .contentType(MediaType.JSON_UTF_8);
-    RateLimitHeaders.Values v = RateLimitHeaders.of(d);
+    RateLimitHeaders.Values v = rateLimitHeaders.of(d);
     if (!v.isEmpty()) {
-      h.add(RateLimitHeaders.POLICY, v.policy());
-      h.add(RateLimitHeaders.RATELIMIT, v.rateLimit());
+      h.add(POLICY, v.policy());
+      h.add(RATELIMIT, v.rateLimit());
     }
     long retry = RateLimitHeaders.retryAfterSeconds(d);
     if (retry >= 0) {
-      h.add(RateLimitHeaders.RETRY_AFTER, Long.toString(retry));
+      h.add(HttpHeaderNames.RETRY_AFTER, Long.toString(retry));
     }
     return HttpResponse.of(h.build(), com.linecorp.armeria.common.HttpData.wrap(DecisionJson.httpBody(d)));
   }
