@@ -8,54 +8,56 @@
 ALGORITHMS[3] = function()
   local function load(key, it)
     local count, last = load_fields(key, it, it.n)
-    if not count then
+    local present = count ~= nil
+    if not present then
       count = {}
       for i = 1, it.n do count[i] = 0 end
-      return {key = key, present = false, last = 0, count = count, t = 0, fits = true, reason = REASON_NONE, ex = false}
     end
-    return {key = key, present = true, last = last, count = count, t = 0, fits = true, reason = REASON_NONE, ex = false}
+    return {
+      key = key, present = present, last = last or 0, count = count, cur = false, ends = false,
+      t = 0, fits = true, reason = REASON_NONE, ex = false,
+    }
   end
 
-  -- The count of window i at `now` (now >= last).
-  local function current(s, it, now, i)
-    if not s.present then
-      return 0
+  -- At `now` (the decision's time, the same for every step of a call, at or after last): each
+  -- window's count (0 if last lies in an earlier window) and the time until it ends. Computed
+  -- once per call, kept up to date by commit.
+  local function view(s, it, now)
+    if not s.cur then
+      local cur, ends = {}, {}
+      for i = 1, it.n do
+        local p = it.period[i]
+        local k = floordiv(now, p)
+        ends[i] = (k + 1) * p - now
+        cur[i] = 0
+        if s.present and k == floordiv(s.last, p) then
+          cur[i] = s.count[i]
+        end
+      end
+      s.cur, s.ends = cur, ends
     end
-    local p = it.period[i]
-    if floordiv(now, p) == floordiv(s.last, p) then
-      return s.count[i]
-    end
-    return 0
-  end
-
-  local function roll(s, it, now)
-    for i = 1, it.n do
-      s.count[i] = current(s, it, now, i)
-    end
-    s.last = now
-    s.present = true
+    return s.cur, s.ends
   end
 
   local function evaluate(s, it, now)
+    local cur, ends = view(s, it, now)
     for i = 1, it.n do
-      if current(s, it, now, i) + it.cost > it.limit[i] then
-        local p = it.period[i]
-        exceed(s, i, (floordiv(now, p) + 1) * p - now, REASON_LIMIT)
+      if cur[i] + it.cost > it.limit[i] then
+        exceed(s, i, ends[i], REASON_LIMIT)
       end
     end
   end
 
   local function commit(s, it, now, undo)
-    roll(s, it, now)
+    local cur, ends = view(s, it, now)
     local need = 0
     for i = 1, it.n do
-      local p = it.period[i]
-      s.count[i] = s.count[i] + it.cost
-      local ends = (floordiv(now, p) + 1) * p - now
-      if ends > need then need = ends end
+      cur[i] = cur[i] + it.cost
+      if ends[i] > need then need = ends[i] end
     end
+    s.count, s.last, s.present = cur, now, true
     if undo then undo[1] = now end
-    store_fields(s.key, it.fp, now, s.count, it.n, ttl_ms(it, need))
+    store_fields(s.key, it.fp, now, cur, it.n, ttl_ms(it, need))
   end
 
   local function create(s, it, now)
@@ -66,24 +68,20 @@ ALGORITHMS[3] = function()
 
   -- Counts of windows the time has moved out of are reset with it.
   local function touch(s, it, now)
-    roll(s, it, now)
-    store_fields(s.key, it.fp, now, s.count, it.n, nil)
+    local cur = view(s, it, now)
+    s.count, s.last = cur, now
+    store_fields(s.key, it.fp, now, cur, it.n, nil)
   end
 
   -- Per window: remaining, the limit less the current count; reset, the window's end if it
   -- counts anything.
   local function report(s, it, now, out, o)
+    local cur, ends = view(s, it, now)
     local ex = s.ex
     for i = 1, it.n do
-      local count = current(s, it, now, i)
-      local reset = 0
-      if count > 0 then
-        local p = it.period[i]
-        reset = (floordiv(now, p) + 1) * p - now
-      end
-      out[o + 1] = it.limit[i] - count
+      out[o + 1] = it.limit[i] - cur[i]
       out[o + 2] = ex and ex[i] or 0
-      out[o + 3] = reset
+      out[o + 3] = cur[i] > 0 and ends[i] or 0
       o = o + 3
     end
     return o

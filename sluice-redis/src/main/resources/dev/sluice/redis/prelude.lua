@@ -48,16 +48,16 @@ local function floordiv(a, b)
   return q
 end
 
--- One item of the request as the Java side encoded it: algorithm, cost, fresh time ('' when
--- no state is too old), shadow flag,
--- rule fingerprint, window count, one algorithm-specific number, then per window limit, period
--- and the numbers the algorithm derives from them: none for sliding_log (1) and fixed_window (3),
--- the emission interval for token_bucket (4) and leaky_bucket (5) in aux1, bucket width and
--- bucket count for sliding_window (2) in aux1 and aux2. Returns the item and the position of the
--- next one.
-local function read_item(argv, pos)
-  local alg = tonumber(argv[pos])
-  local n = tonumber(argv[pos + 5])
+-- One item of the request as the Java side encoded it, a JSON array: algorithm, cost, fresh
+-- time (false when no state is too old), shadow (true/false), rule fingerprint, window count,
+-- one algorithm-specific number, then per window limit, period and the numbers the algorithm
+-- derives from them: none for sliding_log (1) and fixed_window (3), the emission interval for
+-- token_bucket (4) and leaky_bucket (5) in aux1, bucket width and bucket count for
+-- sliding_window (2) in aux1 and aux2. One JSON argument decodes in C at about half the cost of
+-- a separate argument converted by tonumber per number.
+local function read_item(arg)
+  local v = cjson.decode(arg)
+  local alg, n = v[1], v[6]
   local aux = 0
   if alg == 2 then
     aux = 2
@@ -69,27 +69,22 @@ local function read_item(argv, pos)
   if aux > 0 then aux1 = {} end
   if aux > 1 then aux2 = {} end
   local longest, maxlimit = 0, 0
-  local p = pos + 7
+  local p = 8
   for i = 1, n do
-    local l, w = tonumber(argv[p]), tonumber(argv[p + 1])
+    local l, w = v[p], v[p + 1]
     limit[i], period[i] = l, w
     if w > longest then longest = w end
     if l > maxlimit then maxlimit = l end
-    if aux1 then aux1[i] = tonumber(argv[p + 2]) end
-    if aux2 then aux2[i] = tonumber(argv[p + 3]) end
+    if aux1 then aux1[i] = v[p + 2] end
+    if aux2 then aux2[i] = v[p + 3] end
     p = p + 2 + aux
-  end
-  local fresh = NEVER
-  if argv[pos + 2] ~= '' then
-    fresh = tonumber(argv[pos + 2])
   end
   -- `a` and `s` are the algorithm's functions and the item's state, set by decide.lua.
   return {
-    alg = alg, cost = tonumber(argv[pos + 1]), fresh = fresh,
-    shadow = argv[pos + 3] == '1', fp = tonumber(argv[pos + 4]), n = n,
-    extra = tonumber(argv[pos + 6]), limit = limit, period = period, aux1 = aux1, aux2 = aux2,
+    alg = alg, cost = v[2], fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
+    extra = v[7], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, a = false, s = false,
-  }, p
+  }
 end
 
 -- A state (what an algorithm's load returns) also carries the item's evaluation, which

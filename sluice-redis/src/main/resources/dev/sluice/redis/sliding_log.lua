@@ -13,34 +13,56 @@
 -- to now - longest period and older units are clamped to it, which changes no answer since they
 -- are outside every window. The Java side picks W = 8 for periods over 2^46 us.
 --
--- The ring grows with use (by a quarter at a time, up to cap), not preallocated to the limit,
--- and only while the units it would push out are still inside some window; growing rewrites the
--- value once, so it is allocated at its exact size.
--- Values up to CACHED bytes are read whole with one GETRANGE and written whole with one SET (with
--- PX: value and TTL in one command), and rings of up to DECODED slots are decoded with one struct
--- call; larger ones are read and written slot by slot with GETRANGE / SETRANGE, so a decision on
--- a log of 10^6 units costs O(windows * log L) reads, not O(L).
+-- The ring grows with use (doubling up to 32 slots, then by a quarter at a time, up to cap), not
+-- preallocated to the limit, and only while the units it would push out are still inside some
+-- window; growing rewrites the value once, so it is allocated at its exact size.
+-- Values up to CACHED bytes are read whole with one GET (or GETRANGE, if the rule's values can
+-- be larger) and written whole with one SET (with PX: value and TTL in one command), and rings
+-- of up to DECODED slots are decoded with one struct call; larger ones are read and written slot by slot with GETRANGE / SETRANGE, so a decision on
+-- a log of 10^6 units costs O(windows * log L) reads, not O(L). Either way a slot is decoded at
+-- most once per call.
 
 ALGORITHMS[1] = function()
   local LOG_HEADER = 36
   local LOG_FORMAT = '<I4i8i8I4I4i8'
   local CACHED = 4096
-  local DECODED = 64
+  -- The formats that decode a whole ring are prefixes of these ('<' and 'I6' or 'I8' 32 times):
+  -- cutting a constant costs a quarter of building the format.
+  local DECODED = 32
+  local RING6 = '<I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6'
+  local RING8 = '<I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8'
 
-  -- s.raw: the whole value when it is small (or rebuilt in Lua), else false and s.memo holds
-  -- the slots read so far with GETRANGE (a report's binary searches probe the same ones again).
-  -- s.ring: slot values (t - base) by position + 1, when the ring is small enough to decode.
+  -- Slot values (t - base) by position + 1, all of them for a ring of up to DECODED slots.
+  local function decode(s)
+    if s.len == 0 or s.len > DECODED then
+      return {}
+    end
+    return {struct.unpack(string.sub(s.W == 6 and RING6 or RING8, 1, 1 + 2 * s.len), s.raw, LOG_HEADER + 1)}
+  end
+
+  -- s.raw: the whole value when it is small (or rebuilt in Lua), else false.
+  -- s.ring: slot values (t - base) by position + 1 as far as read: decoded at once from a small
+  -- value, else one by one (from s.raw, or with GETRANGE) as the evaluation and the report's
+  -- binary searches probe them, each once.
   local function load(key, it)
-    local W = it.extra
+    local W = it.extra -- 6 or 8
     local s = {
-      key = key, present = false, last = 0, W = W, fmt = '<I' .. W, size = 0, raw = false,
-      ring = false, memo = false, base = 0, head = 0, seq = 0, len = 0,
+      key = key, present = false, last = 0, W = W, fmt = W == 6 and '<I6' or '<I8', size = 0, raw = false,
+      ring = false, base = 0, head = 0, seq = 0, len = 0,
       t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
-    local raw = redis.call('GETRANGE', key, 0, CACHED - 1)
-    local total = #raw
-    if total == CACHED then
-      total = redis.call('STRLEN', key)
+    local raw, total
+    if LOG_HEADER + W * it.maxlimit < CACHED then
+      -- Every value of this rule is small: read whole, with the cheaper command. (A large value
+      -- of another rule definition is read whole once, then replaced.)
+      raw = redis.call('GET', key) or ''
+      total = #raw
+    else
+      raw = redis.call('GETRANGE', key, 0, CACHED - 1)
+      total = #raw
+      if total == CACHED then
+        total = redis.call('STRLEN', key)
+      end
     end
     if total < LOG_HEADER or (total - LOG_HEADER) % W ~= 0 then
       return s
@@ -53,31 +75,31 @@ ALGORITHMS[1] = function()
     s.present, s.last, s.base, s.head, s.size, s.seq, s.len = true, last, base, head, size, seq, len
     if total < CACHED then
       s.raw = raw
-      if len > 0 and len <= DECODED then
-        s.ring = {struct.unpack('<' .. string.rep('I' .. W, len), raw, LOG_HEADER + 1)}
-      end
+      s.ring = decode(s)
     else
-      s.memo = {}
+      -- Read slot by slot: a value of the rule's size can hold CACHED bytes or more.
+      s.ring = {}
     end
     return s
+  end
+
+  -- The value of slot pos + 1 (1 <= pos + 1 <= len) when not decoded yet.
+  local function read_slot(s, pos)
+    local off = LOG_HEADER + pos * s.W
+    local v
+    if s.raw then
+      v = struct.unpack(s.fmt, s.raw, off + 1)
+    else
+      v = struct.unpack(s.fmt, redis.call('GETRANGE', s.key, int(off), int(off + s.W - 1)))
+    end
+    s.ring[pos + 1] = v
+    return v
   end
 
   -- The time of the k-th most recent unit, 1 <= k <= size.
   local function recent(s, k)
     local pos = (s.head - k) % s.len
-    if s.ring then
-      return s.base + s.ring[pos + 1]
-    end
-    if s.raw then
-      return s.base + struct.unpack(s.fmt, s.raw, LOG_HEADER + 1 + pos * s.W)
-    end
-    local t = s.memo[pos]
-    if t == nil then
-      local off = LOG_HEADER + pos * s.W
-      t = s.base + struct.unpack(s.fmt, redis.call('GETRANGE', s.key, int(off), int(off + s.W - 1)))
-      s.memo[pos] = t
-    end
-    return t
+    return s.base + (s.ring[pos + 1] or read_slot(s, pos))
   end
 
   -- The bytes of `count` slots from slot `from` (taken modulo len), wrapping around the end.
@@ -100,7 +122,7 @@ ALGORITHMS[1] = function()
     return bytes
   end
 
-  -- Writes whole slots from slot `from`, wrapping. Callers keep s.ring and s.memo right.
+  -- Writes whole slots from slot `from`, wrapping. Callers keep s.ring right.
   local function write(s, from, bytes)
     local count = #bytes / s.W
     if count <= 0 then
@@ -140,7 +162,7 @@ ALGORITHMS[1] = function()
     s.len = len
     s.head = s.size % len
     s.raw = string.rep('\0', LOG_HEADER) .. entries .. string.rep('\0', (len - s.size) * s.W)
-    s.ring, s.memo = false, false
+    s.ring = decode(s)
   end
 
   -- Writes the header (and, when the value is held in Lua, everything) back. A commit passes the
@@ -184,7 +206,7 @@ ALGORITHMS[1] = function()
     local cap = it.maxlimit
     if not s.present then
       s.size, s.seq, s.head, s.base, s.len = 0, 0, 0, now, 0
-      s.raw, s.ring, s.memo = false, false, false
+      s.raw, s.ring = false, false
     end
     local len = s.len
     local needed = math.min(s.size + c, cap)
@@ -194,7 +216,10 @@ ALGORITHMS[1] = function()
       local over = s.size + c - len
       local expired = over <= s.size and recent(s, s.size - over + 1) + it.longest <= now
       if not expired then
-        len = math.min(cap, math.max(needed, len - floordiv(-len, 4), 4))
+        -- Small rings double (each growth rewrites the value), larger ones grow by a quarter.
+        local grown = len - floordiv(-len, 4)
+        if len < 32 then grown = 2 * len end
+        len = math.min(cap, math.max(needed, grown, 4))
       end
     end
     -- A slot of W bytes holds offsets from base up to 2^(8W) - 1 (W = 8: every exact integer).
@@ -220,12 +245,12 @@ ALGORITHMS[1] = function()
       end
     end
     write(s, s.head, string.rep(struct.pack(s.fmt, now - s.base), c))
-    if s.ring then
+    if c <= DECODED then
       for k = 0, c - 1 do
         s.ring[(s.head + k) % s.len + 1] = now - s.base
       end
-    elseif s.memo then
-      s.memo = {}
+    else
+      s.ring = {}
     end
     s.head = (s.head + c) % s.len
     s.size = math.min(s.size + c, s.len)
@@ -250,19 +275,21 @@ ALGORITHMS[1] = function()
   -- Per window: remaining, the units admitted in (now - P, now] counted by binary search over
   -- the newest min(size, L); reset, when the newest unit leaves the window.
   local function report(s, it, now, out, o)
-    local ex, size = s.ex, s.size
+    local ex, size, ring, head, len = s.ex, s.size, s.ring, s.head, s.len
     for i = 1, it.n do
       local limit, period = it.limit[i], it.period[i]
       local lo, reset = 0, 0
       if s.present and size > 0 then
-        local floor = now - period
+        -- Slot values relative to base: compare with floor - base, no addition per probe.
+        local floor = now - period - s.base
         local hi = size
         if limit < hi then hi = limit end
         -- invariant: the lo most recent are inside; units beyond hi are not counted
         while lo < hi do
           local mid = lo + hi + 1
           mid = (mid - mid % 2) / 2
-          if recent(s, mid) > floor then
+          local pos = (head - mid) % len
+          if (ring[pos + 1] or read_slot(s, pos)) > floor then
             lo = mid
           else
             hi = mid - 1
@@ -305,10 +332,7 @@ ALGORITHMS[1] = function()
     local was_full = s.size == s.len
     local drops = (s.seq - s.size) - dropped_before
     write(s, s.head - m - c, read(s, s.head - m, m))
-    s.ring = false
-    if s.memo then
-      s.memo = {}
-    end
+    s.ring = {}
     s.head = (s.head - c) % s.len
     s.size = s.size - c
     s.seq = s.seq - c

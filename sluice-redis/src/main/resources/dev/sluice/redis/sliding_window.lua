@@ -29,56 +29,62 @@ ALGORITHMS[2] = function()
       pos = pos + 2 * (it.aux2[i] + 1)
     end
     return {
-      key = key, present = present, last = last or 0, f = f, count = count, base = base, t = 0, fits = true, reason = REASON_NONE, ex = false
+      key = key, present = present, last = last or 0, f = f, count = count, base = base,
+      buckets = false, sums = false, curs = false, t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
   end
 
+  -- The position in f of the slot of window i's bucket j.
   local function slot(s, it, i, j)
     local m = it.aux2[i] + 1
     return s.base[i] + 2 * (j - floordiv(j, m) * m)
   end
 
-  local function bucket(s, it, i, j)
-    local at = slot(s, it, i, j)
-    if s.f[at] == j then
-      return s.f[at + 1]
-    end
-    return 0
-  end
-
-  -- The count of the n + 1 buckets up to now's: they fill every slot once, so the slot index
-  -- steps by one (wrapping) instead of being computed per bucket.
-  local function sum(s, it, now, i)
-    local f = s.f
-    local m = it.aux2[i] + 1
-    local j = floordiv(now, it.aux1[i]) - m + 1
-    local at = slot(s, it, i, j)
-    local wrap = s.base[i] + 2 * m
-    local total = 0
-    for _ = 1, m do
-      if f[at] == j then
-        total = total + f[at + 1]
+  -- At `now` (the same for every step of a call): per window the index of now's bucket (curs),
+  -- the counts of the n + 1 buckets up to it, oldest first (buckets; a slot that holds an older
+  -- bucket counts 0), and their sum (sums). Computed once per call, kept up to date by commit.
+  -- The buckets fill every slot once, so the slot steps by one (wrapping) from the oldest's.
+  local function view(s, it, now)
+    if not s.buckets then
+      local f = s.f
+      local buckets, sums, curs = {}, {}, {}
+      for i = 1, it.n do
+        local m = it.aux2[i] + 1
+        local cur = floordiv(now, it.aux1[i])
+        local j = cur - m + 1
+        local at = slot(s, it, i, j)
+        local first, wrap = s.base[i], s.base[i] + 2 * m
+        local b, total = {}, 0
+        for k = 1, m do
+          local c = 0
+          if f[at] == j then c = f[at + 1] end
+          b[k] = c
+          total = total + c
+          j = j + 1
+          at = at + 2
+          if at == wrap then at = first end
+        end
+        buckets[i], sums[i], curs[i] = b, total, cur
       end
-      j = j + 1
-      at = at + 2
-      if at == wrap then at = s.base[i] end
+      s.buckets, s.sums, s.curs = buckets, sums, curs
     end
-    return total
+    return s.buckets, s.sums, s.curs
   end
 
   local function evaluate(s, it, now)
+    local buckets, sums, curs = view(s, it, now)
     for i = 1, it.n do
-      local used = sum(s, it, now, i)
+      local used = sums[i]
       if used + it.cost > it.limit[i] then
-        -- Oldest buckets leave first: bucket j stops counting at (j + n + 1) * w. They hold
-        -- `used`, so the cost (at most the limit) fits at the latest when all have left.
-        local w, n = it.aux1[i], it.aux2[i]
-        local cur = floordiv(now, w)
-        local freed, retry = 0, (cur + n + 1) * w - now
-        for j = cur - n, cur do
-          freed = freed + bucket(s, it, i, j)
+        -- Oldest buckets leave first: the k-th oldest, bucket cur - n + k - 1, stops counting at
+        -- (cur + k) * w. They hold `used`, so the cost (at most the limit) fits at the latest
+        -- when all have left.
+        local b, w, cur = buckets[i], it.aux1[i], curs[i]
+        local freed, retry = 0, (cur + #b) * w - now
+        for k = 1, #b do
+          freed = freed + b[k]
           if used - freed + it.cost <= it.limit[i] then
-            retry = (j + n + 1) * w - now
+            retry = (cur + k) * w - now
             break
           end
         end
@@ -88,23 +94,27 @@ ALGORITHMS[2] = function()
   end
 
   local function commit(s, it, now, undo)
+    local buckets, sums, curs = view(s, it, now)
+    local f = s.f
     local need = 0
     for i = 1, it.n do
-      local w, n = it.aux1[i], it.aux2[i]
-      local cur = floordiv(now, w)
+      local w, n, cur = it.aux1[i], it.aux2[i], curs[i]
       local at = slot(s, it, i, cur)
-      if s.f[at] ~= cur then
-        s.f[at] = cur
-        s.f[at + 1] = 0
+      if f[at] ~= cur then
+        f[at] = cur
+        f[at + 1] = 0
       end
-      s.f[at + 1] = s.f[at + 1] + it.cost
+      f[at + 1] = f[at + 1] + it.cost
+      local b = buckets[i]
+      b[#b] = b[#b] + it.cost
+      sums[i] = sums[i] + it.cost
       local ends = (cur + n + 1) * w - now
       if ends > need then need = ends end
     end
     if undo then undo[1] = now end
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.f, s.count, ttl_ms(it, need))
+    store_fields(s.key, it.fp, now, f, s.count, ttl_ms(it, need))
   end
 
   local function create(s, it, now)
@@ -121,18 +131,17 @@ ALGORITHMS[2] = function()
   -- Per window: remaining, the limit less the buckets' sum; reset, when the newest bucket that
   -- counts anything leaves the window.
   local function report(s, it, now, out, o)
+    local buckets, sums, curs = view(s, it, now)
     local ex = s.ex
     for i = 1, it.n do
-      local w, n = it.aux1[i], it.aux2[i]
-      local cur = floordiv(now, w)
-      local reset = 0
-      for j = cur, cur - n, -1 do
-        if bucket(s, it, i, j) > 0 then
-          reset = (j + n + 1) * w - now
+      local b, reset = buckets[i], 0
+      for k = #b, 1, -1 do
+        if b[k] > 0 then
+          reset = (curs[i] + k) * it.aux1[i] - now
           break
         end
       end
-      out[o + 1] = it.limit[i] - sum(s, it, now, i)
+      out[o + 1] = it.limit[i] - sums[i]
       out[o + 2] = ex and ex[i] or 0
       out[o + 3] = reset
       o = o + 3

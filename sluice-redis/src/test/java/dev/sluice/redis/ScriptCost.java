@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
  * java -cp sluice-redis/target/test-classes:sluice-redis/target/classes:$(cat sluice-redis/target/test-classpath.txt) \
  *     dev.sluice.redis.ScriptCost [--requests 200000] [--inflight 64] [--keys 10000] [--flavor redis|valkey] \
- *     [--algorithms sliding_log,token_bucket,fixed_window,sliding_window,leaky_bucket] [--modes hot,keys]
+ *     [--algorithms sliding_log,token_bucket,fixed_window,sliding_window,leaky_bucket] [--modes hot,keys] \
+ *     [--clients benchmark,sluice] [--references true]
  * </pre>
  */
 public final class ScriptCost {
@@ -52,12 +53,14 @@ public final class ScriptCost {
   private final int requests;
   private final int inflight;
   private final int keys;
+  private final List<String> clients;
 
-  private ScriptCost(Standalone server, int requests, int inflight, int keys) {
+  private ScriptCost(Standalone server, int requests, int inflight, int keys, List<String> clients) {
     this.server = server;
     this.requests = requests;
     this.inflight = inflight;
     this.keys = keys;
+    this.clients = clients;
   }
 
   public static void main(String[] args) throws Exception {
@@ -70,12 +73,16 @@ public final class ScriptCost {
         "sliding_log,token_bucket,fixed_window,sliding_window,leaky_bucket").split(","));
     List<String> modes = List.of(o.getOrDefault("modes", "hot,keys").split(","));
     try (Standalone server = Standalone.start(flavor)) {
-      ScriptCost run = new ScriptCost(server, requests, inflight, keys);
+      List<String> clients = List.of(o.getOrDefault("clients", "benchmark,sluice").split(","));
+      ScriptCost run = new ScriptCost(server, requests, inflight, keys, clients);
       System.out.printf(Locale.ROOT, "%s %s, %,d calls per row, %d in flight, %,d keys or 1 hot key, rule 20/60s + 5/3s%n%n",
           flavor.binaryName(), info(server, "server").get("redis_version"), requests, inflight, keys);
-      System.out.println("| algorithm | mode | client | calls/s | EVALSHA usec_per_call | Redis CPU µs/call |");
-      System.out.println("|---|---|---|---:|---:|---:|");
-      run.references();
+      System.out.println("| algorithm | mode | client | calls/s | EVALSHA usec_per_call | Redis CPU µs/call | calls per socket read"
+          + " | client CPU µs/call |");
+      System.out.println("|---|---|---|---:|---:|---:|---:|---:|");
+      if (Boolean.parseBoolean(o.getOrDefault("references", "true"))) {
+        run.references();
+      }
       for (String a : algorithms) {
         for (String m : modes) {
           run.measure(Algorithm.fromConfigName(a), m.equals("hot"));
@@ -116,11 +123,15 @@ public final class ScriptCost {
     String name = algorithm.configName();
     try (RateLimiter limiter = Sluice.builder().rules(rule).store(RedisStore.connect(server.uri()))
         .storeTimeout(Duration.ofSeconds(30)).build()) {
-      List<String> call = evalsha(limiter);
-      for (Row r : benchmark(call, hot)) {
-        print(name, mode, r);
+      if (clients.contains("benchmark")) {
+        for (Row r : benchmark(evalsha(limiter), hot)) {
+          print(name, mode, r);
+        }
       }
-      print(name, mode, client(limiter, hot));
+      if (clients.contains("sluice")) {
+        client(limiter, hot); // warm-up: the JIT, the connection
+        print(name, mode, client(limiter, hot));
+      }
     }
   }
 
@@ -170,7 +181,9 @@ public final class ScriptCost {
     return args;
   }
 
-  private record Row(String client, double perSecond, double usecPerCall, double cpuPerCall) {}
+  /** clientCpuPerCall: this JVM's CPU per decision (all threads), or NaN for redis-benchmark. */
+  private record Row(String client, double perSecond, double usecPerCall, double cpuPerCall, double callsPerRead,
+      double clientCpuPerCall) {}
 
   private List<Row> benchmark(List<String> call, boolean hot) throws IOException, InterruptedException {
     List<Row> rows = new ArrayList<>();
@@ -186,7 +199,7 @@ public final class ScriptCost {
       }
       cmd.addAll(call.stream().map(a -> hot ? a.replace("__rand_int__", HOT_KEY.substring(5)) : a).toList());
       double rps = redisBenchmark(cmd);
-      rows.add(stats("redis-benchmark -c " + cp[0] + " -P " + cp[1], rps, cpu));
+      rows.add(stats("redis-benchmark -c " + cp[0] + " -P " + cp[1], rps, cpu, Double.NaN));
     }
     return rows;
   }
@@ -195,6 +208,7 @@ public final class ScriptCost {
     server.flushAll();
     server.command("CONFIG", "RESETSTAT");
     double cpu = cpuSeconds();
+    long jvmCpu = jvmCpuNanos();
     Semaphore permits = new Semaphore(inflight);
     AtomicLong failures = new AtomicLong();
     long start = System.nanoTime();
@@ -213,17 +227,26 @@ public final class ScriptCost {
     if (failures.get() > 0) {
       throw new IllegalStateException(failures.get() + " decisions failed or were degraded");
     }
-    return stats("Sluice (RedisStore, " + inflight + " in flight)", requests / seconds, cpu);
+    double clientCpu = (jvmCpuNanos() - jvmCpu) / 1e3 / requests;
+    return stats("Sluice (RedisStore, " + inflight + " in flight)", requests / seconds, cpu, clientCpu);
   }
 
-  private Row stats(String client, double rps, double cpuBefore) {
+  private static long jvmCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  private Row stats(String client, double rps, double cpuBefore, double clientCpu) {
     double cpu = cpuSeconds() - cpuBefore;
     // cmdstat_evalsha:calls=200000,usec=1234567,usec_per_call=6.17,rejected_calls=0,failed_calls=0
     String line = ((String) server.command("INFO", "commandstats")).lines()
         .filter(l -> l.startsWith("cmdstat_evalsha:")).findFirst()
         .orElseThrow(() -> new IllegalStateException("no EVALSHA was run"));
     long calls = Long.parseLong(field(line, "calls"));
-    return new Row(client, rps, Double.parseDouble(field(line, "usec_per_call")), cpu * 1e6 / calls);
+    // Reset by CONFIG RESETSTAT with the command stats: the server's socket reads since.
+    double reads = Double.parseDouble(info(server, "stats").get("total_reads_processed"));
+    return new Row(client, rps, Double.parseDouble(field(line, "usec_per_call")), cpu * 1e6 / calls, calls / reads,
+        clientCpu);
   }
 
   private static String field(String line, String name) {
@@ -270,7 +293,8 @@ public final class ScriptCost {
   }
 
   private static void print(String what, String mode, Row r) {
-    System.out.printf(Locale.ROOT, "| %s | %s | %s | %,.0f | %.2f | %.2f |%n", what, mode, r.client, r.perSecond,
-        r.usecPerCall, r.cpuPerCall);
+    System.out.printf(Locale.ROOT, "| %s | %s | %s | %,.0f | %.2f | %.2f | %.1f | %s |%n", what, mode, r.client, r.perSecond,
+        r.usecPerCall, r.cpuPerCall, r.callsPerRead,
+        Double.isNaN(r.clientCpuPerCall) ? "" : String.format(Locale.ROOT, "%.1f", r.clientCpuPerCall));
   }
 }
