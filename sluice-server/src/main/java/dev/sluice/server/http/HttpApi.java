@@ -173,7 +173,7 @@ public final class HttpApi {
     if (retry >= 0) {
       h.add(HttpHeaderNames.RETRY_AFTER, Long.toString(retry));
     }
-    return HttpResponse.of(h.build(), com.linecorp.armeria.common.HttpData.wrap(DecisionJson.httpBody(d)));
+    return HttpResponse.of(h.build(), DecisionJson.httpBody(d));
   }
 
   private CompletionStage<HttpResponse> reset(ServiceRequestContext ctx, AggregatedHttpRequest req)
