@@ -1,10 +1,11 @@
 package dev.sluice.server;
 
+import com.linecorp.armeria.common.HttpData;
 import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.WindowState;
-import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -12,9 +13,13 @@ import java.util.List;
  * API answers: {@code {"allowed","retryAfterMs","waitMs","items":[{"rule","key","cost","windows":
  * [{"limit","periodMs","remaining","retryAfterMs","resetAfterMs","exceeded"}]}]}}. A
  * {@code retryAfterMs} of -1 means the cost can never fit. Written by hand: replay writes a line
- * per request and a general-purpose serializer would dominate its time.
+ * per request, the service an answer per decision, and a general-purpose serializer would
+ * dominate the time of both.
  */
 public final class DecisionJson {
+  private static final String[] REASONS =
+      Arrays.stream(DenyReason.values()).map(DenyReason::wireName).toArray(String[]::new);
+
   private DecisionJson() {}
 
   /**
@@ -23,63 +28,77 @@ public final class DecisionJson {
    */
   public static void appendReplayLine(StringBuilder sb, long t, Decision d) {
     sb.append("{\"t\":").append(t).append(',');
-    appendFields(sb, d, false);
+    appendFields(new Chars(sb), d, false);
   }
 
   /**
    * The body of an HTTP answer: the decision plus {@code "degraded": true} when the store failed,
    * and per item {@code "reason"} when it was denied and {@code "shadow": true} for a shadow rule.
+   * Written straight into UTF-8 bytes.
    */
-  public static byte[] httpBody(Decision d) {
-    StringBuilder sb = new StringBuilder(256).append('{');
-    appendFields(sb, d, true);
-    return sb.toString().getBytes(StandardCharsets.UTF_8);
+  public static HttpData httpBody(Decision d) {
+    Utf8 out = new Utf8(d);
+    out.ascii("{");
+    appendFields(out, d, true);
+    return HttpData.wrap(out.buf, 0, out.len);
   }
 
-  private static void appendFields(StringBuilder sb, Decision d, boolean explained) {
-    sb.append("\"allowed\":").append(d.allowed())
-        .append(",\"retryAfterMs\":").append(d.retryAfterMs())
-        .append(",\"waitMs\":").append(d.waitMs());
+  /** Where the fields go: the layout is written once, for characters and for bytes. */
+  private interface Sink {
+    /** Appends {@code s}, which is ASCII and needs no escaping. */
+    void ascii(String s);
+
+    void number(long v);
+
+    /** Appends {@code s} as a JSON string. */
+    void string(String s);
+  }
+
+  private static void appendFields(Sink o, Decision d, boolean explained) {
+    o.ascii(d.allowed() ? "\"allowed\":true,\"retryAfterMs\":" : "\"allowed\":false,\"retryAfterMs\":");
+    o.number(d.retryAfterMs());
+    o.ascii(",\"waitMs\":");
+    o.number(d.waitMs());
     if (explained && d.degraded()) {
-      sb.append(",\"degraded\":true");
+      o.ascii(",\"degraded\":true");
     }
-    sb.append(",\"items\":[");
+    o.ascii(",\"items\":[");
     List<ItemDecision> items = d.items();
     for (int i = 0; i < items.size(); i++) {
       ItemDecision it = items.get(i);
-      if (i > 0) {
-        sb.append(',');
-      }
-      sb.append("{\"rule\":");
-      string(sb, it.rule());
-      sb.append(",\"key\":");
-      string(sb, it.key());
-      sb.append(",\"cost\":").append(it.cost());
+      o.ascii(i > 0 ? ",{\"rule\":" : "{\"rule\":");
+      o.string(it.rule());
+      o.ascii(",\"key\":");
+      o.string(it.key());
+      o.ascii(",\"cost\":");
+      o.number(it.cost());
       if (explained && it.reason() != DenyReason.NONE) {
-        sb.append(",\"reason\":");
-        string(sb, it.reason().wireName());
+        o.ascii(",\"reason\":\"");
+        o.ascii(REASONS[it.reason().ordinal()]);
+        o.ascii("\"");
       }
       if (explained && it.shadow()) {
-        sb.append(",\"shadow\":true");
+        o.ascii(",\"shadow\":true");
       }
-      sb.append(",\"windows\":[");
+      o.ascii(",\"windows\":[");
       List<WindowState> ws = it.windows();
       for (int j = 0; j < ws.size(); j++) {
         WindowState w = ws.get(j);
-        if (j > 0) {
-          sb.append(',');
-        }
-        sb.append("{\"limit\":").append(w.limit())
-            .append(",\"periodMs\":").append(w.periodMs())
-            .append(",\"remaining\":").append(w.remaining())
-            .append(",\"retryAfterMs\":").append(w.retryAfterMs())
-            .append(",\"resetAfterMs\":").append(w.resetAfterMs())
-            .append(",\"exceeded\":").append(w.exceeded())
-            .append('}');
+        o.ascii(j > 0 ? ",{\"limit\":" : "{\"limit\":");
+        o.number(w.limit());
+        o.ascii(",\"periodMs\":");
+        o.number(w.periodMs());
+        o.ascii(",\"remaining\":");
+        o.number(w.remaining());
+        o.ascii(",\"retryAfterMs\":");
+        o.number(w.retryAfterMs());
+        o.ascii(",\"resetAfterMs\":");
+        o.number(w.resetAfterMs());
+        o.ascii(w.exceeded() ? ",\"exceeded\":true}" : ",\"exceeded\":false}");
       }
-      sb.append("]}");
+      o.ascii("]}");
     }
-    sb.append("]}");
+    o.ascii("]}");
   }
 
   /** Appends {@code s} as a JSON string. */
@@ -87,21 +106,136 @@ public final class DecisionJson {
     sb.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
+      String escape = escape(c);
+      if (escape != null) {
+        sb.append(escape);
+      } else {
+        sb.append(c);
       }
     }
     sb.append('"');
+  }
+
+  /**
+   * How {@code c} is written inside a JSON string, or null if as itself. Besides what JSON
+   * requires, U+2028 and U+2029 are escaped: they end lines in JavaScript and some line readers.
+   */
+  private static String escape(char c) {
+    return switch (c) {
+      case '"' -> "\\\"";
+      case '\\' -> "\\\\";
+      case '\n' -> "\\n";
+      case '\r' -> "\\r";
+      case '\t' -> "\\t";
+      default -> c < 0x20 || c == '\u2028' || c == '\u2029' ? String.format("\\u%04x", (int) c) : null;
+    };
+  }
+
+  private static final class Chars implements Sink {
+    private final StringBuilder sb;
+
+    Chars(StringBuilder sb) {
+      this.sb = sb;
+    }
+
+    @Override
+    public void ascii(String s) {
+      sb.append(s);
+    }
+
+    @Override
+    public void number(long v) {
+      sb.append(v);
+    }
+
+    @Override
+    public void string(String s) {
+      DecisionJson.string(sb, s);
+    }
+  }
+
+  /** UTF-8 into an array sized for the decision up front, so that it rarely grows. */
+  private static final class Utf8 implements Sink {
+    byte[] buf;
+    int len;
+
+    Utf8(Decision d) {
+      int n = 96;
+      for (ItemDecision it : d.items()) {
+        n += 96 + 3 * (it.rule().length() + it.key().length()) + 160 * it.windows().size();
+      }
+      buf = new byte[n];
+    }
+
+    private void room(int n) {
+      if (len + n > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+      }
+    }
+
+    @Override
+    public void ascii(String s) {
+      int n = s.length();
+      room(n);
+      for (int i = 0; i < n; i++) {
+        buf[len + i] = (byte) s.charAt(i);
+      }
+      len += n;
+    }
+
+    @Override
+    public void number(long v) {
+      room(20);
+      if (v < 0) {
+        if (v == Long.MIN_VALUE) {
+          ascii(Long.toString(v));
+          return;
+        }
+        buf[len++] = '-';
+        v = -v;
+      }
+      int digits = 1;
+      for (long p = 10; digits < 19 && v >= p; p *= 10) {
+        digits++;
+      }
+      for (int i = len + digits - 1; i >= len; i--) {
+        buf[i] = (byte) ('0' + v % 10);
+        v /= 10;
+      }
+      len += digits;
+    }
+
+    @Override
+    public void string(String s) {
+      room(2 + 6 * s.length());
+      buf[len++] = '"';
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (c < 0x80 && c >= 0x20 && c != '"' && c != '\\') {
+          buf[len++] = (byte) c;
+          continue;
+        }
+        String escape = escape(c);
+        if (escape != null) {
+          ascii(escape);
+        } else if (c < 0x800) {
+          buf[len++] = (byte) (0xc0 | c >> 6);
+          buf[len++] = (byte) (0x80 | c & 0x3f);
+        } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          int cp = Character.toCodePoint(c, s.charAt(++i));
+          buf[len++] = (byte) (0xf0 | cp >> 18);
+          buf[len++] = (byte) (0x80 | cp >> 12 & 0x3f);
+          buf[len++] = (byte) (0x80 | cp >> 6 & 0x3f);
+          buf[len++] = (byte) (0x80 | cp & 0x3f);
+        } else if (Character.isSurrogate(c)) {
+          buf[len++] = '?'; // a lone surrogate has no UTF-8 form; String.getBytes writes '?' too
+        } else {
+          buf[len++] = (byte) (0xe0 | c >> 12);
+          buf[len++] = (byte) (0x80 | c >> 6 & 0x3f);
+          buf[len++] = (byte) (0x80 | c & 0x3f);
+        }
+      }
+      buf[len++] = '"';
+    }
   }
 }

@@ -12,7 +12,6 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
 import dev.sluice.testing.FakeTicker;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -37,7 +36,7 @@ class DecisionJsonTest {
     StringBuilder line = new StringBuilder();
     DecisionJson.appendReplayLine(line, 1234, d);
     ObjectNode replay = (ObjectNode) JSON.readTree(line.toString());
-    ObjectNode http = (ObjectNode) JSON.readTree(DecisionJson.httpBody(d));
+    ObjectNode http = (ObjectNode) JSON.readTree(DecisionJson.httpBody(d).array());
 
     assertThat(replay.remove("t").asLong()).isEqualTo(1234);
     assertThat(http.get("items")).extracting(i -> i.get("reason").asText())
@@ -59,7 +58,7 @@ class DecisionJsonTest {
     DecisionJson.appendReplayLine(line, 0, d);
     assertThat(line.toString()).doesNotContain("\n").doesNotContain("\u2028");
     assertThat(JSON.readTree(line.toString()).get("items").get(0).get("key").asText()).isEqualTo(key);
-    String body = new String(DecisionJson.httpBody(d), StandardCharsets.UTF_8);
+    String body = DecisionJson.httpBody(d).toStringUtf8();
     assertThat(JSON.readTree(body).get("items").get(1).get("key").asText()).isEqualTo(key);
   }
 }

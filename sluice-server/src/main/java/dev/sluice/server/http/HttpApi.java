@@ -5,7 +5,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.AggregatedHttpResponse;
 import com.linecorp.armeria.common.ContentTooLargeException;
+import com.linecorp.armeria.common.ExchangeType;
 import com.linecorp.armeria.common.HttpHeaderNames;
+import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
@@ -14,6 +16,7 @@ import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.common.ResponseHeadersBuilder;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.HttpStatusException;
+import com.linecorp.armeria.server.RoutingContext;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceConfig;
@@ -96,15 +99,34 @@ public final class HttpApi {
     CompletionStage<HttpResponse> handle(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException;
   }
 
-  /** Aggregates the body (bounded), runs {@code h}, and turns every failure into a JSON error. */
+  /**
+   * Reads the whole body (bounded), runs {@code h}, and turns every failure into a JSON error.
+   *
+   * <p>The route is unary, so Armeria hands over the body already read. When the handler's
+   * stage is already complete, as it is for a store in process memory, the answer is returned
+   * as it is, with nothing deferred: the request is decided and answered on the event loop
+   * that read it, without a hop. A remote store answers later, on its client's thread; the
+   * event loop never waits for it.
+   */
   private HttpService body(BodyHandler h) {
-    return (ctx, req) -> HttpResponse.of(req.aggregate().thenCompose(agg -> {
-      try {
-        return h.handle(ctx, agg);
-      } catch (ApiException e) {
-        return CompletableFuture.completedFuture(error(e));
+    return new HttpService() {
+      @Override
+      public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
+        CompletableFuture<HttpResponse> res = req.aggregate().thenCompose(agg -> {
+          try {
+            return h.handle(ctx, agg);
+          } catch (ApiException e) {
+            return CompletableFuture.completedFuture(error(e));
+          }
+        }).exceptionally(HttpApi.this::failure);
+        return res.isDone() ? res.join() : HttpResponse.of(res);
       }
-    }).exceptionally(this::failure));
+
+      @Override
+      public ExchangeType exchangeType(RoutingContext routingContext) {
+        return ExchangeType.UNARY;
+      }
+    };
   }
 
   private HttpResponse failure(Throwable t) {
@@ -151,7 +173,7 @@ public final class HttpApi {
     if (retry >= 0) {
       h.add(HttpHeaderNames.RETRY_AFTER, Long.toString(retry));
     }
-    return HttpResponse.of(h.build(), com.linecorp.armeria.common.HttpData.wrap(DecisionJson.httpBody(d)));
+    return HttpResponse.of(h.build(), DecisionJson.httpBody(d));
   }
 
   private CompletionStage<HttpResponse> reset(ServiceRequestContext ctx, AggregatedHttpRequest req)
