@@ -78,10 +78,10 @@ final class ItemShape {
         extra = longest <= SIX_BYTE_LOG_PERIOD ? 6 : 8;
         break;
       case LEAKY_BUCKET:
-        extra = rule.maxWait().toNanos() / 1000;
+        extra = rule.maxWaitFor(windows).toNanos() / 1000;
         if (extra > MAX_PERIOD) {
           throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports max_wait up to "
-              + MAX_PERIOD + " µs, was " + rule.maxWait());
+              + MAX_PERIOD + " µs, was " + rule.maxWaitFor(windows));
         }
         break;
       default:

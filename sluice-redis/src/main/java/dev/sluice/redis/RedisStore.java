@@ -214,7 +214,10 @@ public final class RedisStore implements Store {
     fingerprints.clear();
     freshAfter.keySet().removeIf(name -> after.get(name) == null);
     for (Rule r : after.rules()) {
-      if (before.get(r.name()) == null) {
+      // New or changed: values written before now belong to another definition, even one that
+      // has the same fingerprint (a rule changed and changed back must not find its old counts).
+      Rule prev = before.get(r.name());
+      if (prev == null || !prev.equals(r)) {
         freshAfter.put(r.name(), new Fresh(after(latestStoreTime), after(latestExplicitTime)));
       }
     }
