@@ -7,7 +7,6 @@ import com.google.common.util.concurrent.MoreExecutors;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.server.SluiceService;
-import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.Standalone;
@@ -73,7 +72,7 @@ public final class GrpcLoad {
           }
           Store store = redis == null ? MemoryStore.create() : RedisStore.connect(redis.uri());
           try (SluiceService service = SluiceService.start(
-              SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0), store, new NativeConfigFormat())) {
+              SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0), store)) {
             RateLimitServiceGrpc.RateLimitServiceFutureStub stub = GrpcClients.builder("http://127.0.0.1:" + service.port())
                 .build(RateLimitServiceGrpc.RateLimitServiceFutureStub.class);
             int n = Integer.parseInt(keys);

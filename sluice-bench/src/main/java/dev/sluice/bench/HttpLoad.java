@@ -3,7 +3,6 @@ package dev.sluice.bench;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.server.SluiceService;
-import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.Standalone;
@@ -93,7 +92,7 @@ public final class HttpLoad {
         }
         Store store = redis == null ? MemoryStore.create() : RedisStore.connect(redis.uri());
         try (SluiceService service = SluiceService.start(
-            SluiceService.Settings.of(config).withHost("127.0.0.1").withPort(0), store, new NativeConfigFormat())) {
+            SluiceService.Settings.of(config).withHost("127.0.0.1").withPort(0), store)) {
           List<String> cmd = List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"),
               "-d", o.get("seconds") + "s", "--latency", "-s", lua.toString(),
               "http://127.0.0.1:" + service.port() + "/v1/acquire");

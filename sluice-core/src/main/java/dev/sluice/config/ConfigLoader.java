@@ -3,17 +3,20 @@ package dev.sluice.config;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -40,6 +43,8 @@ import java.util.stream.Stream;
 public final class ConfigLoader {
   /** The top-level key of a native configuration file. */
   public static final String NATIVE_KEY = NativeReader.ROOT_KEY;
+
+  private static final Pattern SECONDS = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
 
   private ConfigLoader() {}
 
@@ -126,6 +131,26 @@ public final class ConfigLoader {
   /** Whether {@code file} is in the native format: its top-level mapping has {@code limits}. */
   public static boolean isNative(Path file) throws ConfigException {
     return topLevelKeys(read(file), file.toString()).contains(NATIVE_KEY);
+  }
+
+  /**
+   * A duration written as this format writes {@code period} and {@code max_wait}, for readers of
+   * other formats and for command lines, which share its syntax: a number of seconds ({@code 60},
+   * {@code 0.5}), number-unit parts ({@code 500ms}, {@code 3s}, {@code 1m30s}; units us, ms, s, m,
+   * h, d) or ISO-8601 ({@code PT1M}). Exact to the microsecond; at most ten years. The sign is
+   * kept, so that the caller can say which range its value allows.
+   *
+   * @param what names the value in messages ({@code "period"}, {@code "--poll-interval"})
+   * @throws IllegalArgumentException naming {@code what} if {@code text} is not such a duration
+   */
+  public static Duration parseDuration(String text, String what) {
+    String t = text.strip();
+    // Here a number is seconds even as text: only the native reader, which sees YAML's types,
+    // can tell a quoted "60" (likely a mistake) from 60.
+    long micros = SECONDS.matcher(t).matches()
+        ? Durations.ofSeconds(new BigDecimal(t), what)
+        : Durations.parse(t, what);
+    return Duration.ofNanos(micros * 1000);
   }
 
   /**

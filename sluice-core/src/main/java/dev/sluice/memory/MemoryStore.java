@@ -44,6 +44,7 @@ public final class MemoryStore implements Store {
 
   private final Ticker ticker;
   private final long maxKeys;
+  private final boolean automaticSweeps;
   private final ConcurrentHashMap<String, Table> tables = new ConcurrentHashMap<>();
   private final AtomicLong keyCount = new AtomicLong();
   private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -52,6 +53,7 @@ public final class MemoryStore implements Store {
   private MemoryStore(Builder b) {
     this.ticker = b.ticker;
     this.maxKeys = b.maxKeys;
+    this.automaticSweeps = b.automaticSweeps;
     this.lastSweep = ticker.nowMicros();
   }
 
@@ -96,7 +98,7 @@ public final class MemoryStore implements Store {
       case SLIDING_WINDOW -> new SlidingWindowState(windows, rule.precision());
       case FIXED_WINDOW -> new FixedWindowState(windows);
       case TOKEN_BUCKET -> new TokenBucketState(windows);
-      case LEAKY_BUCKET -> new LeakyBucketState(windows, rule.maxWait().toNanos() / 1000);
+      case LEAKY_BUCKET -> new LeakyBucketState(windows, rule.maxWaitFor(windows).toNanos() / 1000);
     };
   }
 
@@ -283,7 +285,7 @@ public final class MemoryStore implements Store {
   }
 
   private void maybeSweep(long now) {
-    if ((ThreadLocalRandom.current().nextInt() & 1023) != 0) {
+    if (!automaticSweeps || (ThreadLocalRandom.current().nextInt() & 1023) != 0) {
       return;
     }
     // A time before the last sweep means a clock behind the one that swept (a replay); sweep on it.
@@ -382,8 +384,20 @@ public final class MemoryStore implements Store {
   public static final class Builder {
     private Ticker ticker = Ticker.system();
     private long maxKeys = 1_000_000;
+    private boolean automaticSweeps = true;
 
     private Builder() {}
+
+    /**
+     * Whether decisions sweep idle keys now and then (the default). Without them, idle keys are
+     * dropped only by {@link #cleanUp()} and when the key cap is reached. A forgotten key also
+     * forgets the latest time it saw, so a store fed explicit times that go backwards decides
+     * the same trace identically only when no sweep falls at a random point of it.
+     */
+    public Builder automaticSweeps(boolean on) {
+      this.automaticSweeps = on;
+      return this;
+    }
 
     public Builder ticker(Ticker t) {
       this.ticker = java.util.Objects.requireNonNull(t, "ticker");

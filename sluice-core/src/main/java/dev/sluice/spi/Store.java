@@ -15,6 +15,10 @@ public interface Store extends AutoCloseable {
    * Decides {@code batch} atomically on the store's clock (or the batch's explicit time) and
    * returns one decision per item, in order. {@link ItemDecision#allowed()} tells whether the
    * item fits; consumption happened only if every non-shadow item fits.
+   *
+   * <p>A remote store must complete every stage it returns, with an answer or an error, within a
+   * bounded time (a client command timeout): the limiter counts a call against its {@code
+   * maxInFlight} bound until its stage completes, even after the caller stopped waiting.
    */
   CompletionStage<List<ItemDecision>> decide(Batch batch);
 

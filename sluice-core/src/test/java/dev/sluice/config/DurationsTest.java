@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Window;
+import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -67,6 +68,33 @@ class DurationsTest {
     assertThatThrownBy(() -> periodMicros(yaml.strip()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("t:5:17: " + message);
+  }
+
+  @ParameterizedTest(name = "{0} is {1} µs outside YAML")
+  @CsvSource(delimiter = '|', value = {
+      "60          | 60000000",
+      "0.5         | 500000",
+      "1e-3        | 1000",
+      "500ms       | 500000",
+      "1m30s       | 90000000",
+      "pt0.5s      | 500000",
+      "' 2s '      | 2000000",
+      "-3s         | -3000000",
+  })
+  void otherReadersShareTheSyntaxAndReadAPlainNumberAsSeconds(String text, long micros) {
+    assertThat(ConfigLoader.parseDuration(text, "d")).isEqualTo(Duration.ofNanos(micros * 1000));
+  }
+
+  @ParameterizedTest(name = "{0} is rejected outside YAML: {1}")
+  @CsvSource(delimiter = '|', value = {
+      "soon        | --poll-interval 'soon' is not a duration; expected a number of seconds (60, 0.5) or",
+      "1.0000005   | --poll-interval 1.0000005 is not a whole number of microseconds",
+      "3651d       | --poll-interval 3651d is too long; the maximum is 3650d (ten years)",
+      "''          | --poll-interval is an empty string",
+  })
+  void otherReadersGetTheSameMessages(String text, String message) {
+    assertThatThrownBy(() -> ConfigLoader.parseDuration(text, "--poll-interval"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(message);
   }
 
   @ParameterizedTest

@@ -91,6 +91,30 @@ public abstract class AlgorithmTracesConformanceTest extends StoreConformance {
     s.expect(1000, 3, allowed(), ws(3, 1000, 0, 0, 1000, false));
   }
 
+
+  @Test
+  void aDayLongFixedWindowResetsAtMidnightUtc() {
+    // BASE_MS is a midnight, UTC: the window of the previous day ends exactly there.
+    long day = 86_400_000;
+    Script s = script(rule("fwday").algorithm(Algorithm.FIXED_WINDOW).window(2, Duration.ofDays(1)).build());
+    s.expect(-3_600_000, 2, allowed(), ws(2, day, 0, 0, 3_600_000, false));
+    s.expect(-1, 1, denied(LIMIT_EXCEEDED, 1), ws(2, day, 0, 1, 1, true));
+    s.expect(0, 1, allowed(), ws(2, day, 1, 0, day, false));
+    s.expect(day - 1, 1, allowed(), ws(2, day, 0, 0, 1, false));
+  }
+
+  @Test
+  void fixedWindowsAlignToMultiplesOfThePeriodSinceTheEpochNotToTheFirstRequest() {
+    // 7 h does not divide a day: its windows start at multiples of 7 h since 1970-01-01T00:00Z,
+    // and the one holding BASE_MS (a midnight) ends 5 h after it.
+    long sevenHours = 25_200_000;
+    long boundary = 18_000_000;
+    assertThat(Math.floorMod(BASE_MS + boundary, sevenHours)).isZero();
+    Script s = script(rule("fw7h").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofHours(7)).build());
+    s.expect(0, 1, allowed(), ws(1, sevenHours, 0, 0, boundary, false));
+    s.expect(boundary - 1, 1, denied(LIMIT_EXCEEDED, 1), ws(1, sevenHours, 0, 1, 1, true));
+    s.expect(boundary, 1, allowed(), ws(1, sevenHours, 0, 0, sevenHours, false));
+  }
   @Test
   void tokenBucketRefillsSmoothlyAtLimitPerPeriod() {
     // Emission intervals: 250 ms for 4/1 s, 1 s for 6/6 s.

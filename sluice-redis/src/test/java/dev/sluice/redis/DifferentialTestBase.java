@@ -30,7 +30,7 @@ abstract class DifferentialTestBase {
     TraceGenerator trace = new TraceGenerator(seed, algorithms, 2, 6, 1_700_000_000_000_000L + seed * 7919, profile);
     // The ticker never moves: the memory store then never sweeps idle keys on its own clock,
     // which would make it forget times seen that the Redis store (with a long TTL slack) keeps.
-    MemoryStore memory = MemoryStore.builder().ticker(new FakeTicker()).build();
+    MemoryStore memory = MemoryStore.builder().ticker(new FakeTicker()).automaticSweeps(false).build();
     try (RedisStore redis = RedisStore.builder(uri()).prefix("diff" + seed + ":").ttlSlack(Duration.ofMinutes(5)).build()) {
       for (int i = 0; i < steps; i++) {
         Batch b = trace.next();

@@ -85,7 +85,7 @@ class RedisClusterTest extends DifferentialTestBase {
     for (Algorithm a : List.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG, Algorithm.TOKEN_BUCKET)) {
       Rule global = Rule.builder(unique("cglobal")).algorithm(a).window(40, Duration.ofMinutes(5)).build();
       Rule user = Rule.builder(unique("cuser")).algorithm(a).window(1, Duration.ofMinutes(5)).build();
-      try (RedisStore store = RedisStore.connect(redis.get().uri())) {
+      try (RedisStore store = RedisStore.builder(redis.get().uri()).commandTimeout(Duration.ofSeconds(30)).build()) {
         List<CompletableFuture<List<ItemDecision>>> all = new ArrayList<>();
         for (int i = 0; i < 400; i++) {
           all.add(store.decide(new Batch(List.of(

@@ -9,6 +9,7 @@ import dev.sluice.Sluice;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
 import dev.sluice.server.http.HttpApi;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -32,8 +33,10 @@ public final class SluiceServer implements AutoCloseable {
     sb.port(new InetSocketAddress(b.host, b.port), SessionProtocol.HTTP);
     sb.gracefulShutdownTimeout(b.drainQuietPeriod, b.drainTimeout);
     new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, b.adminToken).bind(sb);
+    // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
         .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains()))
+        .addService(ProtoReflectionServiceV1.newInstance())
         .build());
     this.server = sb.build();
     this.config = b.config;

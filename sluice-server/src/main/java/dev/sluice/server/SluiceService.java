@@ -2,11 +2,9 @@ package dev.sluice.server;
 
 import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
+import dev.sluice.config.ConfigException;
 import dev.sluice.spi.Store;
-import dev.sluice.server.config.ConfigFiles;
 import dev.sluice.server.config.ConfigReloader;
-import dev.sluice.server.config.InvalidConfigException;
-import dev.sluice.server.config.NativeFormat;
 import dev.sluice.server.metrics.SluiceMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -93,18 +91,18 @@ public final class SluiceService implements AutoCloseable {
    * Loads the configuration, starts the server and the reloader.
    *
    * @param store where state lives; closed with the service
-   * @throws InvalidConfigException if the configuration is bad (nothing is started then, and the
+   * @throws ConfigException if the configuration is bad (nothing is started then, and the
    *     store is closed)
    */
-  public static SluiceService start(Settings s, Store store, NativeFormat nativeFormat) throws InvalidConfigException {
+  public static SluiceService start(Settings s, Store store) throws ConfigException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).listener(metrics)
         .build();
     ConfigReloader reloader;
     try {
-      reloader = new ConfigReloader(s.config(), new ConfigFiles(nativeFormat), limiter, metrics, Clock.systemUTC());
-    } catch (InvalidConfigException | RuntimeException e) {
+      reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC());
+    } catch (ConfigException | RuntimeException e) {
       limiter.close();
       throw e;
     }

@@ -2,7 +2,10 @@ package dev.sluice.server;
 
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.redis.RedisStore;
 import dev.sluice.spi.Store;
+import io.lettuce.core.RedisException;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
@@ -11,7 +14,8 @@ import java.util.Set;
  * ({@code redis://}, {@code rediss://}, {@code redis-sentinel://}, {@code redis-cluster://}).
  */
 public final class StoreFactory {
-  private static final Set<String> REDIS_SCHEMES = Set.of("redis", "rediss", "redis-sentinel", "redis-cluster");
+  private static final Set<String> REDIS_SCHEMES = Set.of("redis", "rediss", "redis-sentinel",
+      "rediss-sentinel", "redis-cluster", "rediss-cluster");
 
   private StoreFactory() {}
 
@@ -26,6 +30,8 @@ public final class StoreFactory {
    *
    * @throws IllegalArgumentException naming the accepted forms if {@code spec} is none of them;
    *     the message never contains a password
+   * @throws StoreUnavailableException if no Redis server named by {@code spec} can be reached;
+   *     the message never contains a password
    */
   public static Store open(String spec, Ticker ticker) {
     Objects.requireNonNull(spec, "spec");
@@ -33,17 +39,63 @@ public final class StoreFactory {
     if (spec.equals("memory")) {
       return MemoryStore.builder().ticker(ticker).build();
     }
-    int colon = spec.indexOf("://");
-    String scheme = colon < 0 ? "" : spec.substring(0, colon);
-    if (REDIS_SCHEMES.contains(scheme)) {
-      throw new IllegalArgumentException("the Redis store is not available in this build (" + redact(spec) + ")");
+    if (isRedis(spec)) {
+      try {
+        return RedisStore.connect(spec);
+      } catch (RedisException e) {
+        throw new StoreUnavailableException("cannot connect to " + redact(spec) + ": " + reason(e, spec));
+      }
     }
     throw new IllegalArgumentException("unknown store '" + redact(spec) + "'; expected memory or a redis://, "
         + "rediss://, redis-sentinel:// or redis-cluster:// URI");
   }
 
+  /** Whether {@code spec} names a Redis deployment (by its scheme). */
+  public static boolean isRedis(String spec) {
+    int colon = spec.indexOf("://");
+    return colon > 0 && REDIS_SCHEMES.contains(spec.substring(0, colon).toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * The innermost cause's message, which says what failed (refused, timed out, bad password),
+   * scrubbed of the password in case a driver ever echoes it.
+   */
+  public static String reason(Throwable e, String spec) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    if (root != e && e.getMessage() != null) {
+      m = e.getMessage() + " (" + m + ")";
+    }
+    String password = password(spec);
+    if (password.isEmpty()) {
+      return m;
+    }
+    m = m.replace(password, "***");
+    try {
+      String decoded = java.net.URLDecoder.decode(password, java.nio.charset.StandardCharsets.UTF_8);
+      return decoded.isEmpty() ? m : m.replace(decoded, "***");
+    } catch (IllegalArgumentException notEncoded) {
+      return m;
+    }
+  }
+
+  /** The password in {@code spec}'s user info, or "". */
+  private static String password(String spec) {
+    int scheme = spec.indexOf("://");
+    int at = spec.lastIndexOf('@');
+    if (scheme < 0 || at < scheme) {
+      return "";
+    }
+    String userInfo = spec.substring(scheme + 3, at);
+    int colon = userInfo.indexOf(':');
+    return colon < 0 ? userInfo : userInfo.substring(colon + 1);
+  }
+
   /** {@code spec} with any password in its user-info part replaced by {@code ***}. */
-  static String redact(String spec) {
+  public static String redact(String spec) {
     int scheme = spec.indexOf("://");
     int at = spec.lastIndexOf('@');
     if (scheme < 0 || at < scheme) {

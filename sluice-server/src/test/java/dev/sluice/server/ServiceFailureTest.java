@@ -3,7 +3,6 @@ package dev.sluice.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sluice.server.config.NativeConfigFormat;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +43,7 @@ class ServiceFailureTest {
   private SluiceService start(ControllableStore store, Duration storeTimeout) throws Exception {
     Files.writeString(dir.resolve("limits.yaml"), RULES);
     return SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
-        .withDrainTimeout(Duration.ofSeconds(5)).withStoreTimeout(storeTimeout), store, new NativeConfigFormat());
+        .withDrainTimeout(Duration.ofSeconds(5)).withStoreTimeout(storeTimeout), store);
   }
 
   @Test

@@ -173,6 +173,29 @@ final class ServerProcess {
     }
   }
 
+  /**
+   * Sends {@code SIG<name>} (e.g. {@code STOP}, {@code CONT}) to the process with {@code kill};
+   * nothing when it has exited.
+   */
+  void signal(String name) {
+    if (!process.isAlive()) {
+      return;
+    }
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).redirectErrorStream(true)
+          .start();
+      if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0 && process.isAlive()) {
+        throw new AssertionError("kill -" + name + " " + process.pid() + " failed: "
+            + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run kill -" + name, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted sending SIG" + name, e);
+    }
+  }
+
   /** Kills the process at once (SIGKILL), as a crash would. */
   void kill() {
     LIVE.remove(this);

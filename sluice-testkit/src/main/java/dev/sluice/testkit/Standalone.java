@@ -10,11 +10,13 @@ import java.util.List;
 public final class Standalone implements RedisDeployment {
   private final Flavor flavor;
   private final Path root;
-  private final ServerProcess server;
+  private final List<String> config;
+  private volatile ServerProcess server;
 
-  private Standalone(Flavor flavor, Path root, ServerProcess server) {
+  private Standalone(Flavor flavor, Path root, List<String> config, ServerProcess server) {
     this.flavor = flavor;
     this.root = root;
+    this.config = config;
     this.server = server;
   }
 
@@ -28,7 +30,7 @@ public final class Standalone implements RedisDeployment {
     }
     ServerProcess p = Ports.withFreePort(port -> ServerProcess.start(flavor, root.resolve("node-" + port), port,
         List.of(config), false));
-    return new Standalone(flavor, root, p);
+    return new Standalone(flavor, root, List.of(config), p);
   }
 
   public int port() {
@@ -38,6 +40,41 @@ public final class Standalone implements RedisDeployment {
   /** The server's process id. */
   public long pid() {
     return server.pid();
+  }
+
+  /** Stops the server (SIGTERM, by PID), as an outage would; {@link #restart()} brings it back. */
+  public void stop() {
+    ServerProcess p = server;
+    p.signal("CONT");
+    p.stop();
+  }
+
+  /**
+   * Starts the server again on the same port and configuration, with an empty keyspace (nothing
+   * is persisted), and waits until it answers.
+   *
+   * @throws IllegalStateException if it is running
+   */
+  public void restart() {
+    ServerProcess p = server;
+    if (p.alive()) {
+      throw new IllegalStateException("the server on port " + p.port + " is running; stop() it first");
+    }
+    server = ServerProcess.start(flavor, p.dir, p.port, config, false);
+  }
+
+  /**
+   * Freezes the server (SIGSTOP): connections stay open and accept bytes, nothing is answered, as
+   * a server stalled by a long command, swapping or a VM pause. {@link #resume()} undoes it; call
+   * it in a {@code finally} block.
+   */
+  public void pause() {
+    server.signal("STOP");
+  }
+
+  /** Lets a {@link #pause() paused} server run again (SIGCONT); harmless on a running one. */
+  public void resume() {
+    server.signal("CONT");
   }
 
   @Override
@@ -67,7 +104,7 @@ public final class Standalone implements RedisDeployment {
 
   @Override
   public void close() {
-    server.stop();
+    stop();
     ServerProcess.deleteTree(root);
   }
 }

@@ -1,9 +1,9 @@
 package dev.sluice.server.cli;
 
 import dev.sluice.config.ConfigException;
-import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.ConfigProblem;
-import dev.sluice.config.LoadedConfig;
+import dev.sluice.server.config.ConfigFiles;
+import dev.sluice.server.config.ServiceConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * Validates and lints configurations with the loader the service uses, printing problems as
+ * Validates and lints configurations with the reader the service uses, printing problems as
  * {@code file:line:column: message} so that editors and CI logs link to them.
  */
 @Command(name = "check-config", mixinStandardHelpOptions = true,
@@ -39,13 +39,13 @@ final class CheckConfigCommand implements Callable<Integer> {
     int files = 0;
     for (Path path : paths) {
       try {
-        files += ConfigLoader.files(path).size();
-        LoadedConfig c = ConfigFiles.load(path);
+        ServiceConfig c = ConfigFiles.load(path);
         for (ConfigProblem w : c.warnings()) {
           out.println(w.location() + ": warning: " + w.message());
         }
         warnings += c.warnings().size();
         rules += c.rules().size();
+        files += c.sources().size();
       } catch (ConfigException e) {
         for (ConfigProblem p : e.problems()) {
           out.println(p);

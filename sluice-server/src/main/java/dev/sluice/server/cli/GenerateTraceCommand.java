@@ -1,9 +1,11 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.server.DecisionJson;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -17,31 +19,21 @@ final class GenerateTraceCommand implements Callable<Integer> {
   @Option(names = "--requests", required = true, paramLabel = "N", description = "number of requests")
   long requests;
 
-  @Option(names = "--keys", defaultValue = "1000", paramLabel = "K",
-      description = "number of distinct keys (default: ${DEFAULT-VALUE})")
-  int keys;
-
-  @Option(names = "--rate", defaultValue = "1000", paramLabel = "R",
-      description = "requests per second of trace time (default: ${DEFAULT-VALUE})")
-  double rate;
-
   @Option(names = "--rule", required = true, paramLabel = "NAME", description = "rule to request; repeatable")
   List<String> rules;
 
-  @Option(names = "--seed", defaultValue = "1", description = "random seed (default: ${DEFAULT-VALUE})")
-  long seed;
+  @Mixin
+  SyntheticOptions synthetic;
 
   @Spec
   CommandSpec spec;
 
   @Override
   public Integer call() {
-    if (requests < 0 || keys < 1 || !(rate > 0)) {
-      throw new CliException("sluice generate-trace: --requests must be ≥ 0, --keys ≥ 1 and --rate > 0");
-    }
+    SyntheticTrace trace = synthetic.trace("sluice generate-trace", "--requests", requests, rules);
     PrintWriter out = spec.commandLine().getOut();
     StringBuilder sb = new StringBuilder(128);
-    new SyntheticTrace(requests, keys, rate, rules, seed).forEach((t, items, n) -> {
+    trace.forEach((t, items, n) -> {
       sb.setLength(0);
       sb.append("{\"t\":").append(t).append(",\"rule\":");
       DecisionJson.string(sb, items.get(0).rule());

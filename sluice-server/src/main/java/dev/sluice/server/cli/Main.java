@@ -18,16 +18,18 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code sluice} command. Exit codes: 0 success; 1 warnings only (check-config); 2 errors in
- * what the user gave (configuration, trace, options); 70 an internal error.
+ * what the user gave (configuration, trace, options); 69 the store could not be reached; 70 an
+ * internal error.
  */
-// Subcommands are listed in the annotation; the service's `serve` joins them there.
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Transactional multi-window rate limiting.",
-    subcommands = {CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class, HelpCommand.class})
+    subcommands = {ServeCommand.class, CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class,
+        KeysCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_WARNINGS = 1;
   public static final int EXIT_ERRORS = 2;
+  public static final int EXIT_UNAVAILABLE = 69;
   public static final int EXIT_INTERNAL = 70;
 
   @Spec
@@ -43,7 +45,7 @@ public final class Main implements Runnable {
     PrintWriter out = new PrintWriter(new BufferedWriter(
         new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), 1 << 16));
     PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-    int code = commandLine(System.in, out, err).execute(args);
+    int code = commandLine(System.in, out, err, Terminal.stderrIsTerminal()).execute(args);
     out.flush();
     err.flush();
     System.exit(code);
@@ -51,12 +53,26 @@ public final class Main implements Runnable {
 
   /** The command line reading {@code in} (for {@code --trace -}) and writing to {@code out}/{@code err}. */
   public static CommandLine commandLine(InputStream in, PrintWriter out, PrintWriter err) {
+    return commandLine(in, out, err, false);
+  }
+
+  /**
+   * As {@link #commandLine(InputStream, PrintWriter, PrintWriter)}; {@code errIsTerminal} says
+   * whether {@code err} is a terminal, where progress is one line redrawn in place.
+   */
+  public static CommandLine commandLine(InputStream in, PrintWriter out, PrintWriter err, boolean errIsTerminal) {
     CommandLine.IFactory defaults = CommandLine.defaultFactory();
     CommandLine cmd = new CommandLine(new Main(), new CommandLine.IFactory() {
       @Override
       public <K> K create(Class<K> type) throws Exception {
         if (type == ReplayCommand.class) {
           return type.cast(new ReplayCommand(in));
+        }
+        if (type == KeysStatsCommand.class) {
+          return type.cast(new KeysStatsCommand(errIsTerminal, System::nanoTime));
+        }
+        if (type == KeysFixTtlCommand.class) {
+          return type.cast(new KeysFixTtlCommand(errIsTerminal, System::nanoTime));
         }
         return defaults.create(type);
       }

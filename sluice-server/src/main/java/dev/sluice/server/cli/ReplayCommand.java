@@ -6,9 +6,9 @@ import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigProblem;
-import dev.sluice.config.LoadedConfig;
 import dev.sluice.memory.MemoryStore;
-import dev.sluice.server.StoreFactory;
+import dev.sluice.server.config.ConfigFiles;
+import dev.sluice.server.config.ServiceConfig;
 import dev.sluice.spi.Store;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -38,7 +39,9 @@ final class ReplayCommand implements Callable<Integer> {
   Path config;
 
   @Option(names = "--store", defaultValue = "memory", paramLabel = "memory|URI",
-      description = "where state lives (default: ${DEFAULT-VALUE})")
+      description = {"where state lives (default: ${DEFAULT-VALUE}): memory, or redis://[user:password@]host[:port]"
+          + "[/db], rediss://…, redis-sentinel://h1:p1,h2:p2[/db]#master, redis-cluster://h1:p1,h2:p2.",
+          "On Redis the replay starts from the state already under the sluice: prefix: use a scratch database."})
   String store;
 
   @Option(names = "--trace", paramLabel = "FILE|-", description = "the trace to replay; - for standard input "
@@ -52,20 +55,12 @@ final class ReplayCommand implements Callable<Integer> {
       + "(Poisson arrivals at --rate over --keys keys; see generate-trace)")
   Long synthetic;
 
-  @Option(names = "--keys", defaultValue = "1000", paramLabel = "K",
-      description = "synthetic: number of distinct keys (default: ${DEFAULT-VALUE})")
-  int keys;
-
-  @Option(names = "--rate", defaultValue = "1000", paramLabel = "R",
-      description = "synthetic: requests per second of trace time (default: ${DEFAULT-VALUE})")
-  double rate;
-
-  @Option(names = "--rule", paramLabel = "NAME", description = "synthetic: rule to request, repeatable "
+  @Option(names = "--rule", paramLabel = "NAME", description = "synthetic requests: rule to request, repeatable "
       + "(default: every rule of the configuration)")
   List<String> syntheticRules;
 
-  @Option(names = "--seed", defaultValue = "1", description = "synthetic: random seed (default: ${DEFAULT-VALUE})")
-  long seed;
+  @Mixin
+  SyntheticOptions syntheticOptions;
 
   @Spec
   CommandSpec spec;
@@ -81,7 +76,7 @@ final class ReplayCommand implements Callable<Integer> {
     if (synthetic != null && trace != null) {
       throw new CliException("sluice replay: give --trace or --synthetic, not both");
     }
-    LoadedConfig loaded;
+    ServiceConfig loaded;
     try {
       loaded = ConfigFiles.load(config);
     } catch (ConfigException e) {
@@ -93,12 +88,7 @@ final class ReplayCommand implements Callable<Integer> {
     err.flush();
     RuleSet rules = loaded.rules();
     ReplayClock clock = new ReplayClock();
-    Store s;
-    try {
-      s = StoreFactory.open(store, clock);
-    } catch (IllegalArgumentException e) {
-      throw new CliException("sluice replay: --store: " + e.getMessage());
-    }
+    Store s = Stores.open("sluice replay", store, clock);
     try (RateLimiter limiter = Sluice.builder().rules(rules).store(s).ticker(clock).build()) {
       MemoryStore memory = s instanceof MemoryStore m ? m : null;
       if (synthetic != null) {
@@ -130,10 +120,7 @@ final class ReplayCommand implements Callable<Integer> {
     if (names.isEmpty()) {
       throw new CliException("sluice replay: " + config + " has no rules to request");
     }
-    if (synthetic < 0 || keys < 1 || !(rate > 0)) {
-      throw new CliException("sluice replay: --synthetic must be ≥ 0, --keys ≥ 1 and --rate > 0");
-    }
-    return new SyntheticTrace(synthetic, keys, rate, names, seed);
+    return syntheticOptions.trace("sluice replay", "--synthetic", synthetic, names);
   }
 
   private InputStream open(String file) throws IOException {

@@ -8,6 +8,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.server.DecisionJson;
 import java.io.PrintWriter;
 import java.util.HashMap;
 import java.util.List;
@@ -75,7 +76,7 @@ final class Replayer implements TraceSink {
     count(d);
     if (!summaryOnly) {
       line.setLength(0);
-      DecisionJson.append(line, t, d);
+      DecisionJson.appendReplayLine(line, t, d);
       line.append('\n');
       out.append(line);
     }

@@ -1,15 +1,14 @@
 package dev.sluice.server.config;
 
 import dev.sluice.Rule;
-import dev.sluice.RuleSet;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLoader;
+import dev.sluice.config.ConfigLocation;
+import dev.sluice.config.ConfigProblem;
+import dev.sluice.config.LoadedConfig;
 import dev.sluice.server.envoy.EnvoyConfigParser;
 import dev.sluice.server.envoy.EnvoyDomain;
-import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,117 +17,101 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
- * Reads the service's configuration: one file, or every {@code .yaml} / {@code .yml} file of a
- * directory (not its subdirectories; names starting with {@code .} are skipped, as editors keep
- * their temporary files there), in name order. Each file is native ({@code limits:} at the top)
- * or Envoy's format ({@code domain:}). Nothing half-loads: any error fails the whole load.
+ * Reads a configuration as {@code serve}, {@code check-config} and {@code replay} all do: one
+ * file, or the {@code *.yaml} / {@code *.yml} files of a directory in name order (as
+ * {@link ConfigLoader#files} lists them). Each file is native ({@code limits:} at the top, read by
+ * {@link ConfigLoader}) or Envoy's format ({@code domain:}, read by {@link EnvoyConfigParser}),
+ * told apart by that key. The problems of every file are reported together; rule names and
+ * Envoy domains must be unique across files. Nothing half-loads.
  */
 public final class ConfigFiles {
-  private final NativeFormat nativeFormat;
+  private static final String ENVOY_KEY = "domain";
 
-  public ConfigFiles(NativeFormat nativeFormat) {
-    this.nativeFormat = nativeFormat;
+  private ConfigFiles() {}
+
+  /** Reads and loads {@code path}. */
+  public static ServiceConfig load(Path path) throws ConfigException {
+    return load(read(path));
   }
 
-  /** The files {@code path} stands for, in load order. */
-  public static List<Path> list(Path path) throws InvalidConfigException {
-    if (Files.isDirectory(path)) {
-      try (Stream<Path> s = Files.list(path)) {
-        return s.filter(p -> {
-          String n = p.getFileName().toString();
-          return !n.startsWith(".") && (n.endsWith(".yaml") || n.endsWith(".yml")) && Files.isRegularFile(p);
-        }).sorted().toList();
-      } catch (IOException e) {
-        throw new InvalidConfigException(path + ": cannot list the directory: " + e.getMessage(), e);
+  /** The text of every file {@code path} stands for, in load order. */
+  public static Map<Path, String> read(Path path) throws ConfigException {
+    Map<Path, String> texts = new LinkedHashMap<>();
+    List<ConfigProblem> problems = new ArrayList<>();
+    for (Path file : ConfigLoader.files(path)) {
+      try {
+        texts.put(file, ConfigLoader.read(file));
+      } catch (ConfigException e) {
+        problems.addAll(e.problems());
       }
     }
-    if (!Files.exists(path)) {
-      throw new InvalidConfigException(path + ": no such file or directory");
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
     }
-    return List.of(path);
+    return texts;
   }
 
-  /** Reads every file of {@code path}; see the class comment. */
-  public ServiceConfig load(Path path) throws InvalidConfigException {
-    Map<Path, byte[]> contents = new LinkedHashMap<>();
-    for (Path f : list(path)) {
-      contents.put(f, read(f));
-    }
-    return load(contents);
-  }
-
-  /** Builds the configuration from files already read. */
-  public ServiceConfig load(Map<Path, byte[]> contents) throws InvalidConfigException {
-    List<Rule> rules = new ArrayList<>();
-    Map<String, String> ruleFile = new LinkedHashMap<>();
+  /** Loads files already read, as {@link #read} returns them. */
+  public static ServiceConfig load(Map<Path, String> texts) throws ConfigException {
+    List<LoadedConfig> parts = new ArrayList<>();
     Map<String, EnvoyDomain> domains = new LinkedHashMap<>();
     List<SourceFile> sources = new ArrayList<>();
-    for (Map.Entry<Path, byte[]> e : contents.entrySet()) {
+    List<ConfigProblem> problems = new ArrayList<>();
+    for (Map.Entry<Path, String> e : texts.entrySet()) {
       String file = e.getKey().toString();
-      String text = decode(file, e.getValue());
-      YamlNode root = YamlNode.parse(file, text);
-      if (root.kind() != YamlNode.Kind.MAP) {
-        throw root.error("a configuration file must be a mapping with 'limits:' (native) or 'domain:' (Envoy) at the top");
-      }
-      Map<String, YamlNode> top = root.asMap("file");
-      boolean isNative = top.containsKey("limits");
-      boolean isEnvoy = top.containsKey("domain");
-      if (isNative == isEnvoy) {
-        throw root.error(isNative
-            ? "a file has either 'limits:' (native) or 'domain:' (Envoy) at the top, not both"
-            : "a configuration file needs 'limits:' (native) or 'domain:' (Envoy) at the top");
-      }
-      List<Rule> fileRules;
-      String domain = null;
-      if (isEnvoy) {
-        EnvoyDomain d = EnvoyConfigParser.parse(root);
-        EnvoyDomain before = domains.putIfAbsent(d.domain(), d);
-        if (before != null) {
-          throw top.get("domain").error("duplicate domain '" + d.domain() + "' (also in " + before.file() + ")");
+      String text = e.getValue();
+      try {
+        LoadedConfig part;
+        String domain = null;
+        if (isEnvoy(text, file)) {
+          EnvoyDomain d = EnvoyConfigParser.parse(file, text);
+          EnvoyDomain before = domains.putIfAbsent(d.domain(), d);
+          if (before != null) {
+            throw new ConfigException(ConfigProblem.at(d.location(),
+                "duplicate domain '" + d.domain() + "' (also in " + before.file() + ")"));
+          }
+          part = d.asLoadedConfig();
+          domain = d.domain();
+        } else {
+          part = ConfigLoader.parse(text, file);
         }
-        fileRules = d.rules();
-        domain = d.domain();
-      } else {
-        fileRules = nativeFormat.parse(file, text);
+        parts.add(part);
+        List<String> names = part.rules().rules().stream().map(Rule::name).toList();
+        sources.add(new SourceFile(file, domain == null ? "native" : "envoy", version(text), names, domain));
+      } catch (ConfigException x) {
+        problems.addAll(x.problems());
       }
-      List<String> names = new ArrayList<>();
-      for (Rule r : fileRules) {
-        String other = ruleFile.putIfAbsent(r.name(), file);
-        if (other != null) {
-          throw new InvalidConfigException(file + ": duplicate rule name '" + r.name() + "' (also in " + other + ")");
-        }
-        rules.add(r);
-        names.add(r.name());
-      }
-      sources.add(new SourceFile(file, isEnvoy ? "envoy" : "native", version(e.getValue()), names, domain));
     }
-    return new ServiceConfig(RuleSet.of(rules), domains, sources);
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    LoadedConfig all = ConfigLoader.merge(parts);
+    return new ServiceConfig(all.rules(), all.warnings(), all.origins(), domains, sources);
   }
 
-  static byte[] read(Path f) throws InvalidConfigException {
-    try {
-      return Files.readAllBytes(f);
-    } catch (IOException e) {
-      throw new InvalidConfigException(f + ": cannot be read: " + e.getMessage(), e);
+  /** Whether a file is in Envoy's format rather than the native one, by its top-level keys. */
+  private static boolean isEnvoy(String text, String file) throws ConfigException {
+    List<String> keys = ConfigLoader.topLevelKeys(text, file);
+    boolean isNative = keys.contains(ConfigLoader.NATIVE_KEY);
+    boolean isEnvoy = keys.contains(ENVOY_KEY);
+    if (isNative && isEnvoy) {
+      throw new ConfigException(ConfigProblem.at(new ConfigLocation(file, 1, 1), "the file has top-level keys of "
+          + "several formats ('" + ConfigLoader.NATIVE_KEY + "', '" + ENVOY_KEY + "'); put each format in its own file"));
     }
+    if (!isNative && !isEnvoy) {
+      throw new ConfigException(ConfigProblem.at(new ConfigLocation(file, 1, 1), "a configuration file needs '"
+          + ConfigLoader.NATIVE_KEY + ":' (native) or '" + ENVOY_KEY + ":' (Envoy) at the top"));
+    }
+    return isEnvoy;
   }
 
-  private static String decode(String file, byte[] bytes) throws InvalidConfigException {
+  /** The first 12 hex digits of the SHA-256 of {@code text} in UTF-8. */
+  static String version(String text) {
     try {
-      return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
-    } catch (CharacterCodingException e) {
-      throw new InvalidConfigException(file + ": not UTF-8 text");
-    }
-  }
-
-  /** The first 12 hex digits of the SHA-256 of {@code bytes}. */
-  static String version(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)).substring(0, 12);
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest).substring(0, 12);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every JVM", e);
     }

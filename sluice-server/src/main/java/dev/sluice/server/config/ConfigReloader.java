@@ -1,13 +1,12 @@
 package dev.sluice.server.config;
 
 import dev.sluice.RateLimiter;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigProblem;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,6 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConfigReloader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
+  private static final long SETTLE_MILLIS = 100;
 
   /** Told of every reload attempt after the first load. */
   public interface Listener {
@@ -42,29 +42,27 @@ public final class ConfigReloader implements AutoCloseable {
   public record Status(String lastError, Instant lastErrorAt, Instant loadedAt, long generation) {}
 
   private final Path path;
-  private final ConfigFiles files;
   private final RateLimiter limiter;
   private final Listener listener;
   private final Clock clock;
   private volatile ServiceConfig current;
   private volatile Status status;
-  private Map<Path, byte[]> seen;
+  private Map<Path, String> seen;
   private ScheduledExecutorService poller;
 
   /**
    * Loads {@code path} and puts its rules in force in {@code limiter}.
    *
-   * @throws InvalidConfigException if the configuration is bad: the service must not start then
+   * @throws ConfigException if the configuration is bad: the service must not start then
    */
-  public ConfigReloader(Path path, ConfigFiles files, RateLimiter limiter, Listener listener, Clock clock)
-      throws InvalidConfigException {
+  public ConfigReloader(Path path, RateLimiter limiter, Listener listener, Clock clock) throws ConfigException {
     this.path = path;
-    this.files = files;
     this.limiter = limiter;
     this.listener = listener;
     this.clock = clock;
-    Map<Path, byte[]> contents = readAll();
-    ServiceConfig first = files.load(contents);
+    Map<Path, String> contents = ConfigFiles.read(path);
+    ServiceConfig first = ConfigFiles.load(contents);
+    logWarnings(first);
     limiter.updateRules(first.rules());
     this.current = first;
     this.seen = contents;
@@ -106,33 +104,56 @@ public final class ConfigReloader implements AutoCloseable {
    * @return true if a new configuration was put in force
    */
   public synchronized boolean check() {
-    Map<Path, byte[]> contents;
+    Map<Path, String> contents;
     try {
-      contents = readAll();
-    } catch (InvalidConfigException e) {
+      contents = ConfigFiles.read(path);
+    } catch (ConfigException e) {
       if (seen != null) {
         seen = null;
         fail(e.getMessage());
       }
       return false;
     }
-    if (seen != null && sameContents(seen, contents)) {
+    if (contents.equals(seen)) {
       return false;
     }
     seen = contents;
     ServiceConfig next;
     try {
-      next = files.load(contents);
-    } catch (InvalidConfigException | RuntimeException e) {
-      fail(e.getMessage());
+      next = ConfigFiles.load(contents);
+    } catch (ConfigException | RuntimeException e) {
+      if (settled(contents)) {
+        fail(e.getMessage());
+      } else {
+        // Caught in the middle of a write: judge the file at the next poll, once written.
+        seen = null;
+      }
       return false;
     }
+    logWarnings(next);
     limiter.updateRules(next.rules());
     current = next;
     status = new Status(null, null, clock.instant(), status.generation() + 1);
     LOG.info("configuration reloaded from {}: {} rules in {} files", path, next.rules().size(), next.sources().size());
     listener.onReload(true, next, null);
     return true;
+  }
+
+  /**
+   * Whether the files still hold {@code contents} a moment later. An editor or a copy that
+   * writes a file in place can be read half-written; such a read must not be reported as a
+   * broken configuration (the last good one stays in force either way).
+   */
+  private boolean settled(Map<Path, String> contents) {
+    try {
+      Thread.sleep(SETTLE_MILLIS);
+      return contents.equals(ConfigFiles.read(path));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    } catch (ConfigException e) {
+      return false;
+    }
   }
 
   private void fail(String error) {
@@ -142,25 +163,10 @@ public final class ConfigReloader implements AutoCloseable {
     listener.onReload(false, current, error);
   }
 
-  private Map<Path, byte[]> readAll() throws InvalidConfigException {
-    List<Path> list = ConfigFiles.list(path);
-    Map<Path, byte[]> m = new LinkedHashMap<>();
-    for (Path f : list) {
-      m.put(f, ConfigFiles.read(f));
+  private static void logWarnings(ServiceConfig c) {
+    for (ConfigProblem w : c.warnings()) {
+      LOG.warn("{}", w);
     }
-    return m;
-  }
-
-  private static boolean sameContents(Map<Path, byte[]> a, Map<Path, byte[]> b) {
-    if (!a.keySet().equals(b.keySet())) {
-      return false;
-    }
-    for (Map.Entry<Path, byte[]> e : a.entrySet()) {
-      if (!Arrays.equals(e.getValue(), b.get(e.getKey()))) {
-        return false;
-      }
-    }
-    return true;
   }
 
   @Override

@@ -1,6 +1,8 @@
 package dev.sluice.server.config;
 
 import dev.sluice.RuleSet;
+import dev.sluice.config.ConfigLocation;
+import dev.sluice.config.ConfigProblem;
 import dev.sluice.server.envoy.EnvoyDomain;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -8,18 +10,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Everything the service's configuration says: the rules of all files (native and Envoy alike),
- * the Envoy domains, and which file each rule came from.
+ * Everything a configuration says: the rules of all files (native and Envoy alike), the lint
+ * warnings about them, where each rule is defined, the Envoy domains, and the files themselves.
  */
-public record ServiceConfig(RuleSet rules, Map<String, EnvoyDomain> domains, List<SourceFile> sources) {
+public record ServiceConfig(RuleSet rules, List<ConfigProblem> warnings, Map<String, ConfigLocation> origins,
+    Map<String, EnvoyDomain> domains, List<SourceFile> sources) {
 
   public ServiceConfig {
+    warnings = List.copyOf(warnings);
+    origins = Collections.unmodifiableMap(new LinkedHashMap<>(origins));
     domains = Collections.unmodifiableMap(new LinkedHashMap<>(domains));
     sources = List.copyOf(sources);
   }
 
-  public static ServiceConfig empty() {
-    return new ServiceConfig(RuleSet.empty(), Map.of(), List.of());
+  /** Where rule {@code name} is defined, or null. */
+  public ConfigLocation origin(String name) {
+    return origins.get(name);
   }
 
   /** The file that defines rule {@code name}, or null. */

@@ -5,6 +5,9 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLocation;
+import dev.sluice.config.ConfigProblem;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,13 +54,13 @@ public final class YamlNode {
    * Parses one YAML document.
    *
    * @param file the name used in error messages
-   * @throws InvalidConfigException if the text is not YAML, is empty, or repeats a key in a mapping
+   * @throws ConfigException if the text is not YAML, is empty, or repeats a key in a mapping
    */
-  public static YamlNode parse(String file, String yaml) throws InvalidConfigException {
+  public static YamlNode parse(String file, String yaml) throws ConfigException {
     try (JsonParser p = YAML.createParser(yaml)) {
       JsonToken t = p.nextToken();
       if (t == null) {
-        throw InvalidConfigException.ofFile(file, "the file is empty");
+        throw problem(ConfigLocation.of(file), "the file is empty");
       }
       YamlNode root = read(file, p, t);
       if (p.nextToken() != null) {
@@ -67,13 +70,13 @@ public final class YamlNode {
     } catch (JsonProcessingException e) {
       JsonLocation l = e.getLocation();
       String what = "not valid YAML: " + e.getOriginalMessage();
-      throw l == null ? InvalidConfigException.ofFile(file, what) : at(file, l, what);
+      throw l == null ? problem(ConfigLocation.of(file), what) : at(file, l, what);
     } catch (IOException e) {
-      throw InvalidConfigException.ofFile(file, "cannot be read: " + e.getMessage());
+      throw problem(ConfigLocation.of(file), "cannot be read: " + e.getMessage());
     }
   }
 
-  private static YamlNode read(String file, JsonParser p, JsonToken t) throws IOException, InvalidConfigException {
+  private static YamlNode read(String file, JsonParser p, JsonToken t) throws IOException, ConfigException {
     JsonLocation at = p.currentTokenLocation();
     switch (t) {
       case START_OBJECT -> {
@@ -111,37 +114,30 @@ public final class YamlNode {
     }
   }
 
-  private static InvalidConfigException at(String file, JsonLocation l, String message) {
-    return new InvalidConfigException(file, l.getLineNr(), l.getColumnNr(), message);
+  private static ConfigException at(String file, JsonLocation l, String message) {
+    return problem(new ConfigLocation(file, l.getLineNr(), l.getColumnNr()), message);
+  }
+
+  private static ConfigException problem(ConfigLocation where, String message) {
+    return new ConfigException(ConfigProblem.at(where, message));
   }
 
   public Kind kind() {
     return kind;
   }
 
-  /** {@code file:line:col} of this node. */
-  public String where() {
-    return file + ":" + line + ":" + column;
+  /** Where this node was written. */
+  public ConfigLocation location() {
+    return new ConfigLocation(file, line, column);
   }
 
-  public String file() {
-    return file;
-  }
-
-  public int line() {
-    return line;
-  }
-
-  public int column() {
-    return column;
-  }
-
-  public InvalidConfigException error(String message) {
-    return new InvalidConfigException(file, line, column, message);
+  /** A problem at this node, for the caller to throw. */
+  public ConfigException error(String message) {
+    return problem(new ConfigLocation(file, line, column), message);
   }
 
   /** This node's entries; fails unless it is a mapping. */
-  public Map<String, YamlNode> asMap(String what) throws InvalidConfigException {
+  public Map<String, YamlNode> asMap(String what) throws ConfigException {
     if (kind != Kind.MAP) {
       throw error(what + " must be a mapping, was " + describe());
     }
@@ -149,7 +145,7 @@ public final class YamlNode {
   }
 
   /** This node's elements; fails unless it is a list. */
-  public List<YamlNode> asList(String what) throws InvalidConfigException {
+  public List<YamlNode> asList(String what) throws ConfigException {
     if (kind != Kind.LIST) {
       throw error(what + " must be a list, was " + describe());
     }
@@ -157,7 +153,7 @@ public final class YamlNode {
   }
 
   /** The text of a scalar (strings, numbers and booleans alike); fails otherwise. */
-  public String asText(String what) throws InvalidConfigException {
+  public String asText(String what) throws ConfigException {
     if (kind != Kind.SCALAR) {
       throw error(what + " must be a string, was " + describe());
     }
@@ -165,7 +161,7 @@ public final class YamlNode {
   }
 
   /** A non-negative integer that fits {@code max}. */
-  public long asLong(String what, long max) throws InvalidConfigException {
+  public long asLong(String what, long max) throws ConfigException {
     if (kind != Kind.SCALAR || token != JsonToken.VALUE_NUMBER_INT) {
       throw error(what + " must be an integer, was " + describe());
     }
@@ -181,7 +177,7 @@ public final class YamlNode {
     return v;
   }
 
-  public boolean asBoolean(String what) throws InvalidConfigException {
+  public boolean asBoolean(String what) throws ConfigException {
     if (kind != Kind.SCALAR || (token != JsonToken.VALUE_TRUE && token != JsonToken.VALUE_FALSE)) {
       throw error(what + " must be true or false, was " + describe());
     }
@@ -194,7 +190,7 @@ public final class YamlNode {
   }
 
   /** Fails if this mapping has a key outside {@code allowed}, naming the key's position. */
-  public void onlyKeys(String what, Set<String> allowed) throws InvalidConfigException {
+  public void onlyKeys(String what, Set<String> allowed) throws ConfigException {
     for (Map.Entry<String, YamlNode> e : asMap(what).entrySet()) {
       if (!allowed.contains(e.getKey())) {
         String msg = "unknown field '" + e.getKey() + "' in " + what + "; expected one of "

@@ -4,10 +4,13 @@ import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
 import dev.sluice.Rule;
 import dev.sluice.Window;
-import dev.sluice.server.config.InvalidConfigException;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLoader;
+import dev.sluice.config.ConfigLocation;
 import dev.sluice.server.config.YamlNode;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,31 +36,14 @@ public final class EnvoyConfigParser {
 
   private EnvoyConfigParser() {}
 
-  /** Whether a parsed file is in Envoy's format: its top level has {@code domain}. */
-  public static boolean isEnvoy(YamlNode root) {
-    return root.kind() == YamlNode.Kind.MAP && hasKey(root, "domain");
-  }
-
-  private static boolean hasKey(YamlNode map, String key) {
-    try {
-      return map.asMap("file").containsKey(key);
-    } catch (InvalidConfigException e) {
-      return false;
-    }
-  }
-
   /**
    * Parses one Envoy file.
    *
    * @param file the name used in error messages
-   * @throws InvalidConfigException naming file, line and column of the first problem
+   * @throws ConfigException naming file, line and column of the first problem
    */
-  public static EnvoyDomain parse(String file, String yaml) throws InvalidConfigException {
-    return parse(YamlNode.parse(file, yaml));
-  }
-
-  /** Parses an already read Envoy file. */
-  public static EnvoyDomain parse(YamlNode root) throws InvalidConfigException {
+  public static EnvoyDomain parse(String file, String yaml) throws ConfigException {
+    YamlNode root = YamlNode.parse(file, yaml);
     root.onlyKeys("an Envoy rate limit file", ROOT_KEYS);
     Map<String, YamlNode> top = root.asMap("an Envoy rate limit file");
     YamlNode d = top.get("domain");
@@ -66,17 +52,17 @@ public final class EnvoyConfigParser {
       throw (d == null ? root : d).error("config file cannot have an empty domain");
     }
     List<Rule> rules = new ArrayList<>();
-    Map<String, int[]> origins = new java.util.HashMap<>();
+    Map<String, ConfigLocation> origins = new LinkedHashMap<>();
     EnvoyDescriptors tree = new EnvoyDescriptors();
     YamlNode ds = top.get("descriptors");
     if (ds != null && ds.kind() != YamlNode.Kind.NULL) {
       readLevel(domain, ds, tree, rules, origins);
     }
-    return new EnvoyDomain(domain, root.file(), tree, rules, origins);
+    return new EnvoyDomain(domain, d.location(), tree, rules, origins);
   }
 
   private static void readLevel(String parentPath, YamlNode list, EnvoyDescriptors level, List<Rule> rules,
-      Map<String, int[]> origins) throws InvalidConfigException {
+      Map<String, ConfigLocation> origins) throws ConfigException {
     for (YamlNode dn : list.asList("descriptors")) {
       dn.onlyKeys("a descriptor", DESCRIPTOR_KEYS);
       Map<String, YamlNode> m = dn.asMap("a descriptor");
@@ -94,7 +80,7 @@ public final class EnvoyConfigParser {
       EnvoyLimit limit = readLimit(path, dn, m.get("rate_limit"), m.get("sluice"), shadow);
       if (limit != null && limit.rule() != null) {
         rules.add(limit.rule());
-        origins.put(limit.rule().name(), new int[] {dn.line(), dn.column()});
+        origins.put(limit.rule().name(), dn.location());
       }
       EnvoyDescriptors children = new EnvoyDescriptors();
       YamlNode sub = m.get("descriptors");
@@ -108,7 +94,7 @@ public final class EnvoyConfigParser {
   }
 
   private static EnvoyLimit readLimit(String path, YamlNode dn, YamlNode rl, YamlNode ext, boolean shadow)
-      throws InvalidConfigException {
+      throws ConfigException {
     if (rl == null && ext == null) {
       return null;
     }
@@ -170,7 +156,7 @@ public final class EnvoyConfigParser {
         if (l < 1) {
           throw lim.error("limit must be >= 1, was " + l);
         }
-        windows.add(new Window(l, Periods.parse(per, "period")));
+        windows.add(new Window(l, duration(per, "period", false)));
       }
     } else {
       if (rl == null) {
@@ -209,8 +195,7 @@ public final class EnvoyConfigParser {
       }
       YamlNode mw = x.get("max_wait");
       if (mw != null) {
-        Duration d = Periods.parse(mw, "max_wait");
-        b.maxWait(d);
+        b.maxWait(duration(mw, "max_wait", true));
       }
     } catch (IllegalArgumentException e) {
       throw ext.error(e.getMessage());
@@ -218,14 +203,29 @@ public final class EnvoyConfigParser {
     return new EnvoyLimit(path, b.build(), name, replaces, false, false, shadow, unit);
   }
 
-  private static String optText(YamlNode n, String what) throws InvalidConfigException {
+  /** A period ({@code > 0}) or a wait ({@code >= 0}), written as in the native format. */
+  private static Duration duration(YamlNode node, String what, boolean zeroAllowed) throws ConfigException {
+    String text = node.asText(what);
+    Duration d;
+    try {
+      d = ConfigLoader.parseDuration(text, what);
+    } catch (IllegalArgumentException e) {
+      throw node.error(e.getMessage());
+    }
+    if (d.isNegative() || d.isZero() && !zeroAllowed) {
+      throw node.error(what + " must be " + (zeroAllowed ? ">= 0" : "> 0") + ", was '" + text + "'");
+    }
+    return d;
+  }
+
+  private static String optText(YamlNode n, String what) throws ConfigException {
     if (n == null || n.kind() == YamlNode.Kind.NULL) {
       return null;
     }
     return n.asText(what);
   }
 
-  private static boolean optBool(YamlNode n, String what) throws InvalidConfigException {
+  private static boolean optBool(YamlNode n, String what) throws ConfigException {
     if (n == null || n.kind() == YamlNode.Kind.NULL) {
       return false;
     }

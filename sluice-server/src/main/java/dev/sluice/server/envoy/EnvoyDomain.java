@@ -1,7 +1,11 @@
 package dev.sluice.server.envoy;
 
 import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.config.ConfigLocation;
+import dev.sluice.config.LoadedConfig;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -11,37 +15,45 @@ import java.util.Map;
  */
 public final class EnvoyDomain {
   private final String domain;
-  private final String file;
+  private final ConfigLocation at;
   private final EnvoyDescriptors root;
   private final List<Rule> rules;
-  private final Map<String, int[]> origins;
+  private final Map<String, ConfigLocation> origins;
 
-  EnvoyDomain(String domain, String file, EnvoyDescriptors root, List<Rule> rules, Map<String, int[]> origins) {
+  EnvoyDomain(String domain, ConfigLocation at, EnvoyDescriptors root, List<Rule> rules,
+      Map<String, ConfigLocation> origins) {
     this.domain = domain;
-    this.file = file;
+    this.at = at;
     this.root = root;
     this.rules = List.copyOf(rules);
-    this.origins = Map.copyOf(origins);
-  }
-
-  /** The line and column of the descriptor that defines rule {@code name}, or null. */
-  public int[] origin(String name) {
-    int[] o = origins.get(name);
-    return o == null ? null : o.clone();
+    this.origins = new LinkedHashMap<>(origins);
   }
 
   public String domain() {
     return domain;
   }
 
+  /** Where the domain is named: the file it was read from, with line and column. */
+  public ConfigLocation location() {
+    return at;
+  }
+
   /** The file the domain was read from. */
   public String file() {
-    return file;
+    return at.file();
   }
 
   /** The Sluice rules of this domain's limits (one per limited descriptor), in file order. */
   public List<Rule> rules() {
     return rules;
+  }
+
+  /**
+   * The rules as a configuration, each defined where its descriptor is written: the form in which
+   * native and Envoy files are merged. Envoy files have no lint warnings.
+   */
+  public LoadedConfig asLoadedConfig() {
+    return new LoadedConfig(RuleSet.of(rules), List.of(), origins);
   }
 
   /** The limit a request descriptor matches, or null if none applies. */

@@ -41,6 +41,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
   private final RateLimiter limiter;
   private final Supplier<Map<String, EnvoyDomain>> domains;
   private final java.time.Clock clock;
+  private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
 
   /**
    * @param domains the Envoy domains in force, read on every request (they change on reload)
@@ -56,7 +57,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
   }
 
   /** A request's descriptors matched to limits, and the Sluice items they became. */
-  private record Plan(RateLimitRequest request, EnvoyLimit[] limits, int[] itemOf, List<Item> items, boolean blocked) {}
+  private record Plan(RateLimitRequest request, EnvoyLimit[] limits, int[] itemOf, List<Item> items) {}
 
   @Override
   public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> out) {
@@ -158,7 +159,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       // that their state can still be reported without consuming anything.
       items.add(Item.of(l.rule().name(), key(desc), blocked ? 0 : hits));
     }
-    return new Plan(request, limits, itemOf, items, blocked);
+    return new Plan(request, limits, itemOf, items);
   }
 
   /**
@@ -237,7 +238,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     }
     r.setOverallCode(over ? Code.OVER_LIMIT : Code.OK);
     if (d != null) {
-      RateLimitHeaders.Values h = RateLimitHeaders.of(d);
+      RateLimitHeaders.Values h = rateLimitHeaders.of(d);
       if (!h.isEmpty()) {
         r.addResponseHeadersToAdd(header(RateLimitHeaders.POLICY, h.policy()));
         r.addResponseHeadersToAdd(header(RateLimitHeaders.RATELIMIT, h.rateLimit()));

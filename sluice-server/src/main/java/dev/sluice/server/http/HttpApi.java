@@ -5,6 +5,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.AggregatedHttpResponse;
 import com.linecorp.armeria.common.ContentTooLargeException;
+import com.linecorp.armeria.common.ExchangeType;
+import com.linecorp.armeria.common.HttpHeaderNames;
+import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
@@ -13,6 +16,7 @@ import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.common.ResponseHeadersBuilder;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.HttpStatusException;
+import com.linecorp.armeria.server.RoutingContext;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceConfig;
@@ -24,9 +28,11 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Window;
+import dev.sluice.server.DecisionJson;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.util.AsciiString;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,6 +54,9 @@ import org.slf4j.LoggerFactory;
 public final class HttpApi {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
   private static final JsonFactory JSON = new JsonFactory();
+  // Names Armeria does not know, validated once rather than on every answer.
+  private static final AsciiString POLICY = HttpHeaderNames.of(RateLimitHeaders.POLICY);
+  private static final AsciiString RATELIMIT = HttpHeaderNames.of(RateLimitHeaders.RATELIMIT);
 
   private final RateLimiter limiter;
   private final ConfigReloader config;
@@ -56,6 +65,7 @@ public final class HttpApi {
   private final long maxBodyBytes;
   private final byte[] adminToken;
   private final long readyTimeoutMillis;
+  private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
 
   /**
    * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
@@ -89,15 +99,34 @@ public final class HttpApi {
     CompletionStage<HttpResponse> handle(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException;
   }
 
-  /** Aggregates the body (bounded), runs {@code h}, and turns every failure into a JSON error. */
+  /**
+   * Reads the whole body (bounded), runs {@code h}, and turns every failure into a JSON error.
+   *
+   * <p>The route is unary, so Armeria hands over the body already read. When the handler's
+   * stage is already complete, as it is for a store in process memory, the answer is returned
+   * as it is, with nothing deferred: the request is decided and answered on the event loop
+   * that read it, without a hop. A remote store answers later, on its client's thread; the
+   * event loop never waits for it.
+   */
   private HttpService body(BodyHandler h) {
-    return (ctx, req) -> HttpResponse.of(req.aggregate().thenCompose(agg -> {
-      try {
-        return h.handle(ctx, agg);
-      } catch (ApiException e) {
-        return CompletableFuture.completedFuture(error(e));
+    return new HttpService() {
+      @Override
+      public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
+        CompletableFuture<HttpResponse> res = req.aggregate().thenCompose(agg -> {
+          try {
+            return h.handle(ctx, agg);
+          } catch (ApiException e) {
+            return CompletableFuture.completedFuture(error(e));
+          }
+        }).exceptionally(HttpApi.this::failure);
+        return res.isDone() ? res.join() : HttpResponse.of(res);
       }
-    }).exceptionally(this::failure));
+
+      @Override
+      public ExchangeType exchangeType(RoutingContext routingContext) {
+        return ExchangeType.UNARY;
+      }
+    };
   }
 
   private HttpResponse failure(Throwable t) {
@@ -135,16 +164,16 @@ public final class HttpApi {
   private HttpResponse decisionResponse(Decision d) {
     ResponseHeadersBuilder h = ResponseHeaders.builder(d.allowed() ? HttpStatus.OK : HttpStatus.TOO_MANY_REQUESTS)
         .contentType(MediaType.JSON_UTF_8);
-    RateLimitHeaders.Values v = RateLimitHeaders.of(d);
+    RateLimitHeaders.Values v = rateLimitHeaders.of(d);
     if (!v.isEmpty()) {
-      h.add(RateLimitHeaders.POLICY, v.policy());
-      h.add(RateLimitHeaders.RATELIMIT, v.rateLimit());
+      h.add(POLICY, v.policy());
+      h.add(RATELIMIT, v.rateLimit());
     }
     long retry = RateLimitHeaders.retryAfterSeconds(d);
     if (retry >= 0) {
-      h.add(RateLimitHeaders.RETRY_AFTER, Long.toString(retry));
+      h.add(HttpHeaderNames.RETRY_AFTER, Long.toString(retry));
     }
-    return HttpResponse.of(h.build(), com.linecorp.armeria.common.HttpData.wrap(DecisionJson.toBytes(d)));
+    return HttpResponse.of(h.build(), DecisionJson.httpBody(d));
   }
 
   private CompletionStage<HttpResponse> reset(ServiceRequestContext ctx, AggregatedHttpRequest req)
@@ -301,7 +330,9 @@ public final class HttpApi {
     @Override
     public AggregatedHttpResponse onProtocolViolation(ServiceConfig config, RequestHeaders headers, HttpStatus status,
         String description, Throwable cause) {
-      return render(status, description);
+      // A request Armeria could not decode is the client's mistake, even when the decoder failed
+      // with an unexpected exception (a malformed Upgrade header does that) and says 500.
+      return render(status.isServerError() ? HttpStatus.BAD_REQUEST : status, description);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.sluice.server.http;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,9 +16,7 @@ import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -27,10 +26,13 @@ import java.util.Set;
 final class RequestJson {
   static final int MAX_ITEMS = 100;
   private static final Set<String> ITEM_FIELDS = Set.of("rule", "key", "cost");
+  private static final StreamReadConstraints LIMITS = StreamReadConstraints.builder().maxNestingDepth(32)
+      .maxNumberLength(64).maxStringLength(1 << 20).build();
+  /** For bodies in the plain shape: it tracks duplicates of the few fields it knows itself. */
+  private static final JsonFactory PLAIN = JsonFactory.builder().streamReadConstraints(LIMITS).build();
   private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(32).maxNumberLength(64)
-          .maxStringLength(1 << 20).build())
+      .streamReadConstraints(LIMITS)
       .build())
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
@@ -64,8 +66,109 @@ final class RequestJson {
   /**
    * An acquire request: {@code {"rule","key","cost"}} or {@code {"items":[{"rule","key","cost"},
    * ...]}} ({@code cost} defaults to 1), checked against {@code rules}.
+   *
+   * <p>A body in this plain shape is read in one pass over its tokens. Any other body is read
+   * again as a tree, which names what is wrong with it; both readers accept exactly the same
+   * bodies.
    */
   Request acquire(byte[] body, RuleSet rules) throws ApiException {
+    Plain plain = plain(body);
+    if (plain == null) {
+      return acquireTree(body, rules);
+    }
+    for (int i = 0; i < plain.items.size(); i++) {
+      Item it = plain.items.get(i);
+      checkRuleAndKey(it.rule(), it.key(), plain.listed ? "items[" + i + "]." : "", rules);
+    }
+    return request(plain.items);
+  }
+
+  /** The items of a plain body; {@code listed} if they came as {@code "items"}. */
+  private record Plain(List<Item> items, boolean listed) {}
+
+  /**
+   * A body in the plain shape: each field of its type, no field twice, costs that fit a long;
+   * null for any other body, however slightly different.
+   */
+  private static Plain plain(byte[] body) {
+    try (JsonParser p = PLAIN.createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      String first = p.nextFieldName();
+      List<Item> items;
+      boolean listed = "items".equals(first);
+      if (listed) {
+        if (p.nextToken() != JsonToken.START_ARRAY) {
+          return null;
+        }
+        items = new ArrayList<>();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.START_OBJECT) {
+          Item it = plainItem(p, p.nextFieldName());
+          if (it == null || items.size() == MAX_ITEMS) {
+            return null;
+          }
+          items.add(it);
+        }
+        if (t != JsonToken.END_ARRAY || items.isEmpty() || p.nextToken() != JsonToken.END_OBJECT) {
+          return null;
+        }
+      } else {
+        Item it = plainItem(p, first);
+        if (it == null) {
+          return null;
+        }
+        items = List.of(it);
+      }
+      return p.nextToken() == null ? new Plain(items, listed) : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** The item whose first field name {@code first} was just read; null if not plain. */
+  private static Item plainItem(JsonParser p, String first) throws IOException {
+    String rule = null;
+    String key = null;
+    long cost = -1;
+    for (String f = first; f != null; f = p.nextFieldName()) {
+      JsonToken v = p.nextToken();
+      switch (f) {
+        case "rule" -> {
+          if (rule != null || v != JsonToken.VALUE_STRING) {
+            return null;
+          }
+          rule = p.getText();
+        }
+        case "key" -> {
+          if (key != null || v != JsonToken.VALUE_STRING) {
+            return null;
+          }
+          key = p.getText();
+        }
+        case "cost" -> {
+          if (cost >= 0 || v != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            return null;
+          }
+          cost = p.getLongValue();
+          if (cost < 0) {
+            return null;
+          }
+        }
+        default -> {
+          return null;
+        }
+      }
+    }
+    if (p.currentToken() != JsonToken.END_OBJECT || rule == null || key == null) {
+      return null;
+    }
+    return new Item(rule, key, cost < 0 ? 1 : cost);
+  }
+
+  /** The reference reader: the body as a tree, every mistake named. */
+  Request acquireTree(byte[] body, RuleSet rules) throws ApiException {
     JsonNode root = object(body);
     List<Item> items = new ArrayList<>();
     if (root.has("items")) {
@@ -94,13 +197,20 @@ final class RequestJson {
     } else {
       items.add(item(root, "", rules));
     }
-    // Repeated (rule, key) pairs are decided as one item of their summed cost: it must fit a long.
-    BigInteger total = BigInteger.ZERO;
-    for (Item it : items) {
-      total = total.add(BigInteger.valueOf(it.cost()));
-    }
-    if (total.bitLength() > 63) {
-      throw ApiException.badRequest("invalid_cost", "the costs of the request add up to more than " + Long.MAX_VALUE);
+    return request(items);
+  }
+
+  private static Request request(List<Item> items) throws ApiException {
+    if (items.size() > 1) {
+      // Repeated (rule, key) pairs are decided as one item of their summed cost: it must fit a long.
+      long total = 0;
+      for (Item it : items) {
+        total += it.cost();
+        if (total < 0) {
+          throw ApiException.badRequest("invalid_cost",
+              "the costs of the request add up to more than " + Long.MAX_VALUE);
+        }
+      }
     }
     return Request.of(items);
   }
@@ -109,10 +219,7 @@ final class RequestJson {
     onlyFields(n, at, ITEM_FIELDS);
     String rule = string(n, at, "rule");
     String key = string(n, at, "key");
-    if (rules.get(rule) == null) {
-      throw ApiException.badRequest("unknown_rule", "unknown rule '" + clip(rule) + "'");
-    }
-    checkKey(key, at);
+    checkRuleAndKey(rule, key, at, rules);
     long cost = 1;
     JsonNode c = n.get("cost");
     if (c != null) {
@@ -138,16 +245,20 @@ final class RequestJson {
     onlyFields(root, "", Set.of("rule", "key"));
     String rule = string(root, "", "rule");
     String key = string(root, "", "key");
-    if (rules.get(rule) == null) {
-      throw ApiException.badRequest("unknown_rule", "unknown rule '" + clip(rule) + "'");
-    }
-    checkKey(key, "");
+    checkRuleAndKey(rule, key, "", rules);
     return new Item(rule, key, 0);
   }
 
-  private void checkKey(String key, String at) throws ApiException {
+  private void checkRuleAndKey(String rule, String key, String at, RuleSet rules) throws ApiException {
+    if (rules.get(rule) == null) {
+      throw ApiException.badRequest("unknown_rule", "unknown rule '" + clip(rule) + "'");
+    }
     if (key.isEmpty()) {
       throw ApiException.badRequest("invalid_key", "'" + at + "key' must not be empty");
+    }
+    if (key.length() * 3L <= maxKeyBytes) {
+      // A char is at most 3 bytes of UTF-8 (a surrogate pair is 4 for 2 chars): it fits.
+      return;
     }
     int bytes = key.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > maxKeyBytes) {
@@ -157,9 +268,8 @@ final class RequestJson {
   }
 
   private static void onlyFields(JsonNode n, String at, Set<String> allowed) throws ApiException {
-    Iterator<Map.Entry<String, JsonNode>> it = n.fields();
-    while (it.hasNext()) {
-      String f = it.next().getKey();
+    for (java.util.Map.Entry<String, JsonNode> e : n.properties()) {
+      String f = e.getKey();
       if (!allowed.contains(f)) {
         throw ApiException.badRequest("invalid_request", "unknown field '" + at + clip(f) + "'; expected "
             + String.join(", ", allowed.stream().sorted().toList()));

@@ -8,27 +8,32 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** Runs the {@code sluice} command in process, capturing what it prints. */
-final class Cli {
+public final class Cli {
   /** The repository's examples directory (tests run in the module's directory). */
   static final Path EXAMPLES = Path.of("..", "examples");
 
-  record Run(int exit, String out, String err) {
-    List<String> outLines() {
+  public record Run(int exit, String out, String err) {
+    public List<String> outLines() {
       return out.lines().toList();
     }
 
-    List<String> errLines() {
+    public List<String> errLines() {
       return err.lines().toList();
+    }
+
+    /** Standard output, then standard error. */
+    public String all() {
+      return out + err;
     }
   }
 
   private Cli() {}
 
-  static Run run(String... args) {
+  public static Run run(String... args) {
     return runWithInput("", args);
   }
 
-  static Run runWithInput(String stdin, String... args) {
+  public static Run runWithInput(String stdin, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int exit = Main.commandLine(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),

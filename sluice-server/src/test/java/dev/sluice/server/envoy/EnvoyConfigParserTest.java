@@ -7,22 +7,18 @@ import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
 import dev.sluice.Rule;
 import dev.sluice.Window;
-import dev.sluice.server.config.InvalidConfigException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import dev.sluice.config.ConfigException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class EnvoyConfigParserTest {
 
-  private static EnvoyDomain parse(String yaml) throws InvalidConfigException {
+  private static EnvoyDomain parse(String yaml) throws ConfigException {
     return EnvoyConfigParser.parse("envoy.yaml", yaml);
   }
 
   private static void assertError(String yaml, String where, String message) {
-    assertThatThrownBy(() -> parse(yaml)).isInstanceOf(InvalidConfigException.class)
+    assertThatThrownBy(() -> parse(yaml)).isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("envoy.yaml:" + where + ": ").hasMessageContaining(message);
   }
 
@@ -112,6 +108,32 @@ class EnvoyConfigParserTest {
     assertThat(r.failureMode()).isEqualTo(FailureMode.CLOSED);
     assertThat(r.windows()).containsExactly(new Window(20, Duration.ofMinutes(1)),
         new Window(5, Duration.ofSeconds(3)), new Window(2, Duration.ofMillis(500)));
+  }
+
+  @Test
+  void periodsAndMaxWaitAreReadAsTheNativeFormatReadsThem() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: auth
+        descriptors:
+          - key: user
+            sluice:
+              algorithm: leaky_bucket
+              max_wait: 0.25
+              windows:
+                - {limit: 20, period: 1m30s}
+                - {limit: 5, period: PT0.5S}
+        """);
+    Rule r = d.rules().get(0);
+    assertThat(r.windows()).containsExactly(new Window(20, Duration.ofSeconds(90)),
+        new Window(5, Duration.ofMillis(500)));
+    assertThat(r.maxWait()).isEqualTo(Duration.ofMillis(250));
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            sluice:
+              windows: [{limit: 3, period: -1s}]
+        """, "5:36", "period must be > 0, was '-1s'");
   }
 
   @Test
@@ -247,30 +269,13 @@ class EnvoyConfigParserTest {
           - key: a
             sluice:
               windows: [{limit: 3, period: soon}]
-        """, "5:36", "period must be seconds as a number or a duration");
-  }
-
-  @Test
-  void twoFilesWithTheSameDomainAreAnErrorNamingBoth() {
-    Map<Path, byte[]> files = new LinkedHashMap<>();
-    files.put(Path.of("a.yaml"), "domain: d\n".getBytes(StandardCharsets.UTF_8));
-    files.put(Path.of("b.yaml"), "domain: d\n".getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> EnvoyHarness.envoyOnly().load(files)).isInstanceOf(InvalidConfigException.class)
-        .hasMessage("b.yaml:1:9: duplicate domain 'd' (also in a.yaml)");
-  }
-
-  @Test
-  void aFileThatIsNeitherNativeNorEnvoyIsAnError() {
-    Map<Path, byte[]> files = new LinkedHashMap<>();
-    files.put(Path.of("x.yaml"), "rules: []\n".getBytes(StandardCharsets.UTF_8));
-    assertThatThrownBy(() -> EnvoyHarness.envoyOnly().load(files)).isInstanceOf(InvalidConfigException.class)
-        .hasMessageContaining("x.yaml:1:1: a configuration file needs 'limits:' (native) or 'domain:' (Envoy)");
+        """, "5:36", "period 'soon' is not a duration; expected a number of seconds");
   }
 
   @Test
   void invalidYamlIsAnErrorWithItsPlace() {
     assertThatThrownBy(() -> parse("domain: d\ndescriptors:\n  - key: [unclosed\n"))
-        .isInstanceOf(InvalidConfigException.class).hasMessageStartingWith("envoy.yaml:")
+        .isInstanceOf(ConfigException.class).hasMessageStartingWith("envoy.yaml:")
         .hasMessageContaining("not valid YAML");
   }
 }

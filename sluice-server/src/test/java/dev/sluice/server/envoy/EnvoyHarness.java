@@ -2,8 +2,8 @@ package dev.sluice.server.envoy;
 
 import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
+import dev.sluice.config.ConfigException;
 import dev.sluice.server.config.ConfigFiles;
-import dev.sluice.server.config.InvalidConfigException;
 import dev.sluice.server.config.ServiceConfig;
 import dev.sluice.testing.FakeTicker;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -11,13 +11,11 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -40,20 +38,12 @@ final class EnvoyHarness implements AutoCloseable {
     this.service = new EnvoyRateLimitService(limiter, config::domains, new TickerClock(ticker));
   }
 
-  static ConfigFiles envoyOnly() {
-    return new ConfigFiles((file, text) -> {
-      throw new InvalidConfigException(file + ": native files are not used in this test");
-    });
+  static EnvoyHarness load(Path path) throws ConfigException {
+    return new EnvoyHarness(ConfigFiles.load(path));
   }
 
-  static EnvoyHarness load(Path path) throws InvalidConfigException {
-    return new EnvoyHarness(envoyOnly().load(path));
-  }
-
-  static EnvoyHarness yaml(String yaml) throws InvalidConfigException {
-    Map<Path, byte[]> m = new LinkedHashMap<>();
-    m.put(Path.of("test.yaml"), yaml.getBytes(StandardCharsets.UTF_8));
-    return new EnvoyHarness(envoyOnly().load(m));
+  static EnvoyHarness yaml(String yaml) throws ConfigException {
+    return new EnvoyHarness(ConfigFiles.load(Map.of(Path.of("test.yaml"), yaml)));
   }
 
   static Path readmeExamples() {

@@ -2,7 +2,6 @@ package dev.sluice.server.http;
 
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.SluiceService;
-import dev.sluice.server.config.NativeConfigFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -39,8 +38,7 @@ final class RunningService implements AutoCloseable {
     dir = Files.createTempDirectory("sluice-api");
     Files.writeString(dir.resolve("limits.yaml"), RULES);
     service = SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
-        .withAdminToken(adminToken).withDrainTimeout(Duration.ofSeconds(1)), MemoryStore.create(),
-        new NativeConfigFormat());
+        .withAdminToken(adminToken).withDrainTimeout(Duration.ofSeconds(1)), MemoryStore.create());
   }
 
   int port() {

@@ -2,36 +2,28 @@ package dev.sluice.server.envoy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.server.cli.Main;
-import java.io.ByteArrayInputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import dev.sluice.server.cli.Cli;
+import dev.sluice.server.cli.Cli.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code sluice check-config} reads Envoy files beside native ones, with the service's reader. */
-class EnvoyConfigFormatTest {
+class EnvoyCheckConfigTest {
   @TempDir
   Path dir;
 
-  private record Run(int code, String out) {}
-
   private static Run checkConfig(Path path) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = Main.commandLine(new ByteArrayInputStream(new byte[0]), new PrintWriter(out), new PrintWriter(err))
-        .execute("check-config", path.toString());
-    return new Run(code, out + err.toString());
+    return Cli.run("check-config", path.toString());
   }
 
   @Test
   void theEnvoyReadmeExamplesPassCheckConfig() {
     // 14 rules: a zero limit and an unlimited descriptor need none.
     Run r = checkConfig(EnvoyHarness.readmeExamples());
-    assertThat(r.code).as(r.out).isZero();
-    assertThat(r.out).contains("ok: 14 rules in 9 files");
+    assertThat(r.exit()).as(r.all()).isZero();
+    assertThat(r.all()).contains("ok: 14 rules in 9 files");
   }
 
   @Test
@@ -50,8 +42,8 @@ class EnvoyConfigFormatTest {
             rate_limit: {unit: second, requests_per_unit: 10}
         """);
     Run r = checkConfig(dir);
-    assertThat(r.code).as(r.out).isZero();
-    assertThat(r.out).contains("2 rules in 2 files");
+    assertThat(r.exit()).as(r.all()).isZero();
+    assertThat(r.all()).contains("2 rules in 2 files");
   }
 
   @Test
@@ -63,7 +55,7 @@ class EnvoyConfigFormatTest {
             rate_limit: {unit: fortnight, requests_per_unit: 10}
         """);
     Run r = checkConfig(dir);
-    assertThat(r.code).isEqualTo(2);
-    assertThat(r.out).contains(dir.resolve("b.yaml") + ":4:24: invalid rate limit unit 'fortnight'");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.all()).contains(dir.resolve("b.yaml") + ":4:24: invalid rate limit unit 'fortnight'");
   }
 }

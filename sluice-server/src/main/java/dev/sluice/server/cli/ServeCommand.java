@@ -1,0 +1,105 @@
+package dev.sluice.server.cli;
+
+import dev.sluice.Ticker;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLoader;
+import dev.sluice.server.SluiceService;
+import dev.sluice.spi.Store;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code sluice serve}: the HTTP JSON API and Envoy's gRPC rate limit service on one port, until
+ * the process is told to stop (SIGTERM, SIGINT), when it drains the requests in flight.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Run the service: the HTTP JSON API and Envoy's gRPC rate limit service on one port.",
+        "The configuration (a file, or a directory of native and Envoy files) is reloaded when it changes."})
+final class ServeCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+
+  @Option(names = "--config", required = true, paramLabel = "PATH",
+      description = "configuration file or directory (native 'limits:' and Envoy 'domain:' files)")
+  Path config;
+
+  @Option(names = "--store", defaultValue = "memory", paramLabel = "memory|URI",
+      description = "where state lives: memory, or redis://, rediss://, redis-sentinel://, redis-cluster:// "
+          + "(default: ${DEFAULT-VALUE})")
+  String store;
+
+  @Option(names = "--port", defaultValue = "8080", description = "port for HTTP and gRPC (default: ${DEFAULT-VALUE})")
+  int port;
+
+  @Option(names = "--host", defaultValue = "0.0.0.0", description = "address to bind (default: ${DEFAULT-VALUE})")
+  String host;
+
+  @Option(names = "--poll-interval", defaultValue = "500ms", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "how often the configuration is checked for changes (default: ${DEFAULT-VALUE})")
+  Duration pollInterval;
+
+  @Option(names = "--store-timeout", defaultValue = "250ms", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "how long the store may take before failure modes decide (default: ${DEFAULT-VALUE})")
+  Duration storeTimeout;
+
+  @Option(names = "--drain-timeout", defaultValue = "15s", paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "how long shutdown waits for requests in flight (default: ${DEFAULT-VALUE})")
+  Duration drainTimeout;
+
+  @Option(names = "--admin-token", defaultValue = "${env:SLUICE_ADMIN_TOKEN}", paramLabel = "TOKEN",
+      description = "if set, POST /v1/reset needs 'Authorization: Bearer TOKEN' (default: $SLUICE_ADMIN_TOKEN)")
+  String adminToken;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (port < 0 || port > 65535) {
+      throw new CliException("sluice serve: --port must be between 0 and 65535, was " + port);
+    }
+    Store s = Stores.open("sluice serve", store, Ticker.system());
+    LOG.info("store: {}", s.describe());
+    SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)
+        .withPollInterval(pollInterval).withStoreTimeout(storeTimeout).withDrainTimeout(drainTimeout)
+        .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
+    SluiceService service;
+    try {
+      service = SluiceService.start(settings, s);
+    } catch (ConfigException e) {
+      throw new CliException("sluice serve: the configuration is not valid:\n" + e.getMessage());
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      service.close();
+      stopped.countDown();
+    }, "sluice-shutdown"));
+    LOG.info("serving on port {}; SIGTERM or SIGINT drains and stops", service.port());
+    stopped.await();
+    return Main.EXIT_OK;
+  }
+
+  /** Durations as configuration files write them ({@code 500ms}, {@code 2s}, {@code PT0.5S}). */
+  static final class DurationConverter implements ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      Duration d;
+      try {
+        d = ConfigLoader.parseDuration(value, "the value");
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+      if (d.isNegative() || d.isZero()) {
+        throw new TypeConversionException("'" + value + "' must be a positive duration");
+      }
+      return d;
+    }
+  }
+}

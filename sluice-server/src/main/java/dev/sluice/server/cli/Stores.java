@@ -1,0 +1,25 @@
+package dev.sluice.server.cli;
+
+import dev.sluice.Ticker;
+import dev.sluice.server.StoreFactory;
+import dev.sluice.server.StoreUnavailableException;
+import dev.sluice.spi.Store;
+
+/** Opens the store a command's {@code --store} names. */
+final class Stores {
+  private Stores() {}
+
+  /**
+   * A URI that is wrong is the user's mistake (exit 2); a store that cannot be reached is
+   * unavailable (exit 69). No message holds a password: {@link StoreFactory} redacts them.
+   */
+  static Store open(String command, String uri, Ticker ticker) {
+    try {
+      return StoreFactory.open(uri, ticker);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(command + ": --store: " + e.getMessage());
+    } catch (StoreUnavailableException e) {
+      throw new CliException(command + ": " + e.getMessage(), Main.EXIT_UNAVAILABLE);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package dev.sluice.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.DenyReason;
+import dev.sluice.ItemDecision;
+import dev.sluice.WindowState;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The RateLimit fields, and the policies an instance remembers per rule. */
+class RateLimitHeadersTest {
+  private final RateLimitHeaders headers = new RateLimitHeaders();
+
+  private static ItemDecision item(String rule, String key, boolean shadow, WindowState... ws) {
+    return new ItemDecision(rule, key, 1, true, DenyReason.NONE, 0, List.of(ws), shadow);
+  }
+
+  private static WindowState window(long limit, long periodMs, long remaining, long resetMs) {
+    return new WindowState(limit, periodMs, remaining, 0, resetMs, false);
+  }
+
+  private RateLimitHeaders.Values of(ItemDecision... items) {
+    return headers.of(Decision.of(List.of(items), false));
+  }
+
+  @Test
+  void everyWindowIsAPolicyNamedAfterItsRuleAndPeriod() {
+    RateLimitHeaders.Values v = of(item("auth.createToken", "u", false, window(20, 60_000, 15, 57_001),
+        window(5, 3_000, 0, 2_000)));
+    assertThat(v.policy()).isEqualTo("\"auth.createToken.60s\";q=20;w=60, \"auth.createToken.3s\";q=5;w=3");
+    assertThat(v.rateLimit()).isEqualTo("\"auth.createToken.60s\";r=15;t=58, \"auth.createToken.3s\";r=0;t=2");
+  }
+
+  @Test
+  void aRuleWhoseKeysHaveOtherWindowsGetsThePolicyOfEachKeysWindows() {
+    ItemDecision standard = item("api", "free", false, window(10, 1_000, 9, 100));
+    ItemDecision premium = item("api", "gold", false, window(100, 1_000, 99, 10), window(1000, 60_000, 999, 60));
+    for (int i = 0; i < 3; i++) {
+      assertThat(of(standard).policy()).isEqualTo("\"api.1s\";q=10;w=1");
+      assertThat(of(premium).policy()).isEqualTo("\"api.1s\";q=100;w=1, \"api.60s\";q=1000;w=60");
+      assertThat(of(premium).rateLimit()).isEqualTo("\"api.1s\";r=99;t=1, \"api.60s\";r=999;t=1");
+    }
+  }
+
+  @Test
+  void aRuleWhoseWindowsChangedGetsItsNewPolicy() {
+    assertThat(of(item("api", "k", false, window(10, 1_500, 9, 0))).policy()).isEqualTo("\"api.1500ms\";q=10;w=2");
+    for (long limit = 11; limit < 30; limit++) {
+      assertThat(of(item("api", "k", false, window(limit, 1_500, 9, 0))).policy())
+          .isEqualTo("\"api.1500ms\";q=" + limit + ";w=2");
+    }
+  }
+
+  @Test
+  void oneRuleForSeveralKeysNamesEachKeyAsAPartitionKey() {
+    RateLimitHeaders.Values v = of(item("ip", "10.0.0.1", false, window(5, 1_000, 4, 200)),
+        item("ip", "10.0.0.2", false, window(5, 1_000, 3, 400)), item("global", "all", false, window(9, 2_000, 8, 0)));
+    assertThat(v.policy()).isEqualTo("\"ip.1s\";q=5;w=1;pk=:MTAuMC4wLjE=:, \"ip.1s\";q=5;w=1;pk=:MTAuMC4wLjI=:, "
+        + "\"global.2s\";q=9;w=2");
+    assertThat(v.rateLimit()).isEqualTo("\"ip.1s\";r=4;t=1;pk=:MTAuMC4wLjE=:, \"ip.1s\";r=3;t=1;pk=:MTAuMC4wLjI=:, "
+        + "\"global.2s\";r=8;t=0");
+    assertThat(of(item("ip", "10.0.0.1", false, window(5, 1_000, 4, 200))).policy()).isEqualTo("\"ip.1s\";q=5;w=1");
+  }
+
+  @Test
+  void shadowItemsAndItemsWithoutWindowsAreNotAnnounced() {
+    assertThat(of(item("watched", "k", true, window(5, 1_000, 0, 0))).isEmpty()).isTrue();
+    assertThat(of(item("open", "k", false)).isEmpty()).isTrue();
+    RateLimitHeaders.Values v = of(item("watched", "k", true, window(5, 1_000, 0, 0)),
+        item("watched", "j", false, window(5, 1_000, 1, 0)));
+    assertThat(v.policy()).isEqualTo("\"watched.1s\";q=5;w=1");
+  }
+
+  @Test
+  void policyNamesAreStructuredFieldStrings() {
+    assertThat(of(item("a\"b\\c\u00e9", "k", false, window(1, 1_000, 0, 0))).policy())
+        .isEqualTo("\"a\\\"b\\\\c_.1s\";q=1;w=1");
+  }
+}
