@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Sluice;
+import dev.sluice.config.ConfigException;
 import dev.sluice.testing.FakeTicker;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +25,8 @@ class SingleFileReloadTest {
     limiter.close();
   }
 
-  private ConfigReloader reloader(Path file) throws InvalidConfigException {
-    return new ConfigReloader(file, new ConfigFiles(new NativeConfigFormat()), limiter, (ok, config, error) -> {},
-        Clock.systemUTC());
+  private ConfigReloader reloader(Path file) throws ConfigException {
+    return new ConfigReloader(file, limiter, (ok, config, error) -> {}, Clock.systemUTC());
   }
 
   private long remaining(String rule, String key) {
