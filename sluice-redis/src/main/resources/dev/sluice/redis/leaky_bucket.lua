@@ -13,9 +13,15 @@ ALGORITHMS[5] = function()
     if not nxt then
       nxt = {}
       for i = 1, it.n do nxt[i] = NEVER end
-      return {key = key, present = false, last = 0, next = nxt, start = 0, t = 0, fits = true, reason = REASON_NONE, ex = false}
+      return {
+        key = key, present = false, last = 0, next = nxt, start = 0, t = 0, fits = true,
+        reason = REASON_NONE, ex = false,
+      }
     end
-    return {key = key, present = true, last = last, next = nxt, start = 0, t = 0, fits = true, reason = REASON_NONE, ex = false}
+    return {
+      key = key, present = true, last = last, next = nxt, start = 0, t = 0, fits = true,
+      reason = REASON_NONE, ex = false,
+    }
   end
 
   local function evaluate(s, it, now)

@@ -7,11 +7,11 @@
 -- Cost. Redis runs the whole text on every call, so what is defined at the top level is built
 -- anew each time: each algorithm file therefore only registers a factory, and decide.lua runs
 -- the factories of the algorithms a request uses. Tables are what costs most in Lua here (a
--- table with a dozen fields costs about as much as a Redis command; one that grows past its
--- constructor is rehashed, at twice that), so each table is made once by a constructor that
--- names every field it will hold. The common decision runs three Redis commands: TIME, one
--- read of the key, one write (SET with PX sets value and TTL at once). See "Script cost" in
--- docs/redis.md.
+-- table with a dozen fields costs about half a Redis command; one that grows past its
+-- constructor is rehashed, which costs more than building it), so each table is made once by a
+-- constructor that names every field it will hold. The common decision runs three Redis
+-- commands: TIME, one read of the key, one write (SET with PX sets value and TTL at once). See
+-- "Script cost" in docs/redis.md.
 --
 -- Numbers. Lua numbers are doubles, exact for integers up to 2^53. Times are microseconds since
 -- the Unix epoch (about 1.8e15 today, below 2^51); the Java side rejects explicit times, periods

@@ -37,7 +37,8 @@ ALGORITHMS[1] = function()
     if s.len == 0 or s.len > DECODED then
       return {}
     end
-    return {struct.unpack(string.sub(s.W == 6 and RING6 or RING8, 1, 1 + 2 * s.len), s.raw, LOG_HEADER + 1)}
+    local format = string.sub(s.W == 6 and RING6 or RING8, 1, 1 + 2 * s.len)
+    return {struct.unpack(format, s.raw, LOG_HEADER + 1)}
   end
 
   -- s.raw: the whole value when it is small (or rebuilt in Lua), else false.
@@ -47,8 +48,8 @@ ALGORITHMS[1] = function()
   local function load(key, it)
     local W = it.extra -- 6 or 8
     local s = {
-      key = key, present = false, last = 0, W = W, fmt = W == 6 and '<I6' or '<I8', size = 0, raw = false,
-      ring = false, base = 0, head = 0, seq = 0, len = 0,
+      key = key, present = false, last = 0, W = W, fmt = W == 6 and '<I6' or '<I8', size = 0,
+      raw = false, ring = false, base = 0, head = 0, seq = 0, len = 0,
       t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
     local raw, total
@@ -72,7 +73,8 @@ ALGORITHMS[1] = function()
       return s
     end
     local len = (total - LOG_HEADER) / W
-    s.present, s.last, s.base, s.head, s.size, s.seq, s.len = true, last, base, head, size, seq, len
+    s.present, s.last, s.base, s.head, s.size, s.seq = true, last, base, head, size, seq
+    s.len = len
     if total < CACHED then
       s.raw = raw
       s.ring = decode(s)
@@ -130,15 +132,19 @@ ALGORITHMS[1] = function()
     end
     from = from % s.len
     while count > 0 do
-      local m = math.min(count, s.len - from)
+      local m = s.len - from
+      if count < m then m = count end
       local off = LOG_HEADER + from * s.W
-      local piece = string.sub(bytes, 1, m * s.W)
+      local piece = bytes
+      if m < count then
+        piece = string.sub(bytes, 1, m * s.W)
+        bytes = string.sub(bytes, m * s.W + 1)
+      end
       if s.raw then
         s.raw = string.sub(s.raw, 1, off) .. piece .. string.sub(s.raw, off + #piece + 1)
       else
         redis.call('SETRANGE', s.key, int(off), piece)
       end
-      bytes = string.sub(bytes, m * s.W + 1)
       count, from = count - m, 0
     end
   end
@@ -209,7 +215,8 @@ ALGORITHMS[1] = function()
       s.raw, s.ring = false, false
     end
     local len = s.len
-    local needed = math.min(s.size + c, cap)
+    local needed = s.size + c
+    if needed > cap then needed = cap end
     if needed > len then
       -- A full ring whose units to be pushed out have all left every window overwrites them
       -- instead of growing: they can no longer deny or count anything.
@@ -222,10 +229,10 @@ ALGORITHMS[1] = function()
         len = math.min(cap, math.max(needed, grown, 4))
       end
     end
-    -- A slot of W bytes holds offsets from base up to 2^(8W) - 1 (W = 8: every exact integer).
+    -- A slot of 6 bytes holds offsets from base up to 2^48 - 1; one of 8, every exact integer.
     local base, max_offset = s.base, 9007199254740992
-    if s.W < 7 then
-      max_offset = 2 ^ (8 * s.W) - 1
+    if s.W == 6 then
+      max_offset = 281474976710655
     end
     if now - base > max_offset then
       base = now - it.longest
@@ -234,7 +241,8 @@ ALGORITHMS[1] = function()
       rebuild(s, len, base)
     end
     -- c <= cap and c <= needed <= len: the c new units fit in the ring.
-    local dropped = math.max(0, s.size + c - s.len)
+    local dropped = s.size + c - s.len
+    if dropped < 0 then dropped = 0 end
     if undo then
       undo[1], undo[2], undo[3], undo[4] = now, s.seq + c, s.seq - s.size, dropped
       if dropped > 0 then
@@ -253,7 +261,7 @@ ALGORITHMS[1] = function()
       s.ring = {}
     end
     s.head = (s.head + c) % s.len
-    s.size = math.min(s.size + c, s.len)
+    s.size = s.size + c - dropped
     s.seq = s.seq + c
     s.last = now
     s.present = true

@@ -30,7 +30,8 @@ ALGORITHMS[2] = function()
     end
     return {
       key = key, present = present, last = last or 0, f = f, count = count, base = base,
-      buckets = false, sums = false, curs = false, t = 0, fits = true, reason = REASON_NONE, ex = false,
+      buckets = false, sums = false, curs = false,
+      t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
   end
 

@@ -12,9 +12,15 @@ ALGORITHMS[4] = function()
     if not tat then
       tat = {}
       for i = 1, it.n do tat[i] = NEVER end
-      return {key = key, present = false, last = 0, tat = tat, t = 0, fits = true, reason = REASON_NONE, ex = false}
+      return {
+        key = key, present = false, last = 0, tat = tat, t = 0, fits = true, reason = REASON_NONE,
+        ex = false,
+      }
     end
-    return {key = key, present = true, last = last, tat = tat, t = 0, fits = true, reason = REASON_NONE, ex = false}
+    return {
+      key = key, present = true, last = last, tat = tat, t = 0, fits = true, reason = REASON_NONE,
+      ex = false,
+    }
   end
 
   local function evaluate(s, it, now)
