@@ -9,7 +9,8 @@ import dev.sluice.RuleSet;
 import dev.sluice.Window;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigProblem;
-import dev.sluice.config.LoadedConfig;
+import dev.sluice.server.config.ConfigFiles;
+import dev.sluice.server.config.ServiceConfig;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -85,7 +86,7 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
       throw fail("give --config (each rule's longest window), --ttl DURATION, or both");
     }
     if (config != null) {
-      LoadedConfig loaded;
+      ServiceConfig loaded;
       try {
         loaded = ConfigFiles.load(config);
       } catch (ConfigException e) {

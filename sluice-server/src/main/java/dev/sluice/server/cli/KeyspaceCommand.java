@@ -1,7 +1,6 @@
 package dev.sluice.server.cli;
 
 import dev.sluice.server.StoreFactory;
-import dev.sluice.server.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import java.io.PrintWriter;
@@ -51,14 +50,7 @@ abstract class KeyspaceCommand implements Callable<Integer> {
       throw fail("--store: the memory store lives inside a process; give the URI of a Redis deployment");
     }
     validate();
-    Keyspace keyspace;
-    try {
-      keyspace = Keyspace.connect(options.store);
-    } catch (IllegalArgumentException e) {
-      throw fail("--store: " + e.getMessage());
-    } catch (StoreUnavailableException e) {
-      throw new CliException(commandName() + ": " + e.getMessage(), Main.EXIT_UNAVAILABLE);
-    }
+    Keyspace keyspace = Stores.open(commandName(), options.store, Keyspace::connect);
     PrintWriter out = spec.commandLine().getOut();
     Progress progress = new Progress(spec.commandLine().getErr(), Progress.mode(options.progress, errIsTerminal),
         Boolean.TRUE.equals(options.progress), nanoClock);
