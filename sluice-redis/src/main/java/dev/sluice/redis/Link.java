@@ -55,7 +55,8 @@ final class Link implements AutoCloseable {
   private static final NettyCustomizer CONSOLIDATE_FLUSHES = new NettyCustomizer() {
     @Override
     public void afterChannelInitialized(Channel channel) {
-      channel.pipeline().addFirst(new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+      channel.pipeline().addFirst(
+          new FlushConsolidationHandler(FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
     }
   };
 

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What the decision script costs the server, per algorithm, for the rule 20/60s + 5/3s: on one
@@ -28,11 +29,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * admissions). For each, the script's own EVALSHA (as MONITOR sees one decision send it) is
  * replayed by {@code redis-benchmark} — 64 connections with one call each, and one connection
  * with 64 pipelined — and then the store itself decides the same number of times with 64 in
- * flight on its one connection. Each row gives calls per second, {@code usec_per_call} of
- * {@code EVALSHA} from {@code INFO commandstats} (the time the server spent inside the script)
- * and the server's CPU (user + sys, so reading and writing the sockets too) per call. Two
- * reference scripts give the floor: an empty one, and one that only runs TIME, GET and SET with
- * PX, the commands a decision cannot do without.
+ * flight on its one connection (after as many to warm the JVM up). Each row gives calls per
+ * second, {@code usec_per_call} of {@code EVALSHA} from {@code INFO commandstats} (the time the
+ * server spent inside the script), the server's CPU (user + sys, so reading and writing the
+ * sockets too) per call, how many calls the server read per socket read, and for the store this
+ * JVM's CPU per decision. Two reference scripts give the floor: an empty one, and one that only
+ * runs TIME, GET and SET with PX, the commands a decision cannot do without. The exact
+ * redis-benchmark commands are printed after the table.
  *
  * <p>Not a test: run it by hand on a quiet machine (numbers are in {@code docs/redis.md}):
  *
@@ -54,6 +57,9 @@ public final class ScriptCost {
   private final int inflight;
   private final int keys;
   private final List<String> clients;
+  private final List<String> commands = new ArrayList<>();
+  /** Key names as redis-benchmark makes them, built once: formatting is no part of a decision. */
+  private final String[] keyNames;
 
   private ScriptCost(Standalone server, int requests, int inflight, int keys, List<String> clients) {
     this.server = server;
@@ -61,6 +67,10 @@ public final class ScriptCost {
     this.inflight = inflight;
     this.keys = keys;
     this.clients = clients;
+    this.keyNames = new String[keys];
+    for (int i = 0; i < keys; i++) {
+      keyNames[i] = String.format(Locale.ROOT, "user:%012d", i);
+    }
   }
 
   public static void main(String[] args) throws Exception {
@@ -75,8 +85,8 @@ public final class ScriptCost {
     try (Standalone server = Standalone.start(flavor)) {
       List<String> clients = List.of(o.getOrDefault("clients", "benchmark,sluice").split(","));
       ScriptCost run = new ScriptCost(server, requests, inflight, keys, clients);
-      System.out.printf(Locale.ROOT, "%s %s, %,d calls per row, %d in flight, %,d keys or 1 hot key, rule 20/60s + 5/3s%n%n",
-          flavor.binaryName(), info(server, "server").get("redis_version"), requests, inflight, keys);
+      System.out.printf(Locale.ROOT,
+          "%s %s, %,d calls per row, %d in flight, %,d keys or 1 hot key, rule 20/60s + 5/3s%n%n", flavor.binaryName(), info(server, "server").get("redis_version"), requests, inflight, keys);
       System.out.println("| algorithm | mode | client | calls/s | EVALSHA usec_per_call | Redis CPU µs/call | calls per socket read"
           + " | client CPU µs/call |");
       System.out.println("|---|---|---|---:|---:|---:|---:|---:|");
@@ -88,6 +98,8 @@ public final class ScriptCost {
           run.measure(Algorithm.fromConfigName(a), m.equals("hot"));
         }
       }
+      System.out.println();
+      run.commands.forEach(c -> System.out.println("    " + c));
     }
   }
 
@@ -121,8 +133,9 @@ public final class ScriptCost {
         .window(20, Duration.ofSeconds(60)).window(5, Duration.ofSeconds(3)).build();
     String mode = hot ? "hot" : "keys";
     String name = algorithm.configName();
-    try (RateLimiter limiter = Sluice.builder().rules(rule).store(RedisStore.connect(server.uri()))
-        .storeTimeout(Duration.ofSeconds(30)).build()) {
+    // Measured here is the script, not timeouts: a slow answer on a busy machine must not fail.
+    RedisStore store = RedisStore.builder(server.uri()).commandTimeout(Duration.ofSeconds(30)).build();
+    try (RateLimiter limiter = Sluice.builder().rules(rule).store(store).storeTimeout(Duration.ofSeconds(30)).build()) {
       if (clients.contains("benchmark")) {
         for (Row r : benchmark(evalsha(limiter), hot)) {
           print(name, mode, r);
@@ -199,6 +212,10 @@ public final class ScriptCost {
       }
       cmd.addAll(call.stream().map(a -> hot ? a.replace("__rand_int__", HOT_KEY.substring(5)) : a).toList());
       double rps = redisBenchmark(cmd);
+      if (cp[0] == 1) {
+        commands.add(String.join(" ", cmd.stream()
+            .map(a -> a.isEmpty() || a.matches(".*[\\s'\"{}|\\[\\]].*") ? "'" + a + "'" : a).toList()));
+      }
       rows.add(stats("redis-benchmark -c " + cp[0] + " -P " + cp[1], rps, cpu, Double.NaN));
     }
     return rows;
@@ -211,13 +228,15 @@ public final class ScriptCost {
     long jvmCpu = jvmCpuNanos();
     Semaphore permits = new Semaphore(inflight);
     AtomicLong failures = new AtomicLong();
+    AtomicReference<String> firstFailure = new AtomicReference<>();
     long start = System.nanoTime();
     for (int i = 0; i < requests; i++) {
       permits.acquire();
-      String key = hot ? HOT_KEY : String.format(Locale.ROOT, "user:%012d", ThreadLocalRandom.current().nextInt(keys));
+      String key = hot ? HOT_KEY : keyNames[ThreadLocalRandom.current().nextInt(keys)];
       limiter.acquireAsync(Request.of(RULE, key)).whenComplete((d, e) -> {
         if (e != null || d.degraded()) {
           failures.incrementAndGet();
+          firstFailure.compareAndSet(null, e != null ? e.toString() : "degraded: " + d);
         }
         permits.release();
       });
@@ -225,7 +244,7 @@ public final class ScriptCost {
     permits.acquire(inflight);
     double seconds = (System.nanoTime() - start) / 1e9;
     if (failures.get() > 0) {
-      throw new IllegalStateException(failures.get() + " decisions failed or were degraded");
+      throw new IllegalStateException(failures.get() + " decisions failed or were degraded, first: " + firstFailure.get());
     }
     double clientCpu = (jvmCpuNanos() - jvmCpu) / 1e3 / requests;
     return stats("Sluice (RedisStore, " + inflight + " in flight)", requests / seconds, cpu, clientCpu);
