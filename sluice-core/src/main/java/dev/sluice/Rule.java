@@ -95,6 +95,18 @@ public final class Rule {
     return windows.stream().map(Window::period).max(Comparator.naturalOrder()).orElseThrow();
   }
 
+  /**
+   * For {@link Algorithm#LEAKY_BUCKET}: the longest a request counted in {@code windows} (the
+   * windows of a key, {@link #windowsFor}) may wait: {@code max_wait} if set, else the longest of
+   * those windows' periods, so an overridden key gets a queue of its own limit.
+   */
+  public Duration maxWaitFor(List<Window> keyWindows) {
+    if (maxWait != null) {
+      return maxWait;
+    }
+    return keyWindows.stream().map(Window::period).max(Comparator.naturalOrder()).orElseThrow();
+  }
+
   /** Whether {@code max_wait} was set explicitly. */
   public boolean hasExplicitMaxWait() {
     return maxWait != null;

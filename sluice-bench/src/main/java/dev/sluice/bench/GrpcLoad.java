@@ -50,7 +50,7 @@ public final class GrpcLoad {
       """;
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> o = new LinkedHashMap<>(Map.of("seconds", "15", "warmup", "3", "inflight", "64",
+    Map<String, String> o = new LinkedHashMap<>(Map.of("seconds", "15", "warmup", "8", "inflight", "64",
         "keys", "10000,1", "stores", "memory,redis"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {

@@ -58,7 +58,7 @@ public final class HttpLoad {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new LinkedHashMap<>(Map.of("seconds", "15", "connections", "64", "threads", "1",
-        "keys", "10000,1", "rules", "real,admitting", "wrk", "wrk", "stores", "memory,redis"));
+        "keys", "10000,1", "rules", "real,admitting", "wrk", "wrk", "stores", "memory,redis", "warmup", "5"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
         throw new IllegalArgumentException("unknown option '" + args[i] + "'; known: " + o.keySet());
@@ -96,8 +96,9 @@ public final class HttpLoad {
           List<String> cmd = List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"),
               "-d", o.get("seconds") + "s", "--latency", "-s", lua.toString(),
               "http://127.0.0.1:" + service.port() + "/v1/acquire");
-          // a short run first, so that the service's code is compiled when the measured run starts
-          wrk(List.of(o.get("wrk"), "-t", "1", "-c", "8", "-d", "3s", "-s", lua.toString(),
+          // a run first, so that the service's code is compiled when the measured run starts
+          wrk(List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"), "-d", o.get("warmup") + "s", "-s",
+              lua.toString(),
               "http://127.0.0.1:" + service.port() + "/v1/acquire"), keys);
           Map<String, String> r = wrk(cmd, keys);
           long allowed = Long.parseLong(r.get("allowed"));

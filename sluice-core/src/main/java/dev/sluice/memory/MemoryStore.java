@@ -98,7 +98,7 @@ public final class MemoryStore implements Store {
       case SLIDING_WINDOW -> new SlidingWindowState(windows, rule.precision());
       case FIXED_WINDOW -> new FixedWindowState(windows);
       case TOKEN_BUCKET -> new TokenBucketState(windows);
-      case LEAKY_BUCKET -> new LeakyBucketState(windows, rule.maxWait().toNanos() / 1000);
+      case LEAKY_BUCKET -> new LeakyBucketState(windows, rule.maxWaitFor(windows).toNanos() / 1000);
     };
   }
 

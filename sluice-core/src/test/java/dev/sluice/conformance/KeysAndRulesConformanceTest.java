@@ -111,6 +111,22 @@ public abstract class KeysAndRulesConformanceTest extends StoreConformance {
     }
   }
 
+  /** Keys are never truncated or hashed: the longest keys count apart when only their last byte differs. */
+  @Test
+  void longestKeysThatDifferOnlyInTheirLastByteAreDistinct() {
+    Rule rule = rule("tail").window(1, MINUTE).build();
+    RateLimiter limiter = limiter(rule);
+    // Characters a store may escape in its key names come out longer than they went in.
+    List<String> stems = List.of("k".repeat(511), "}".repeat(511), "%".repeat(511), "{".repeat(511),
+        "é".repeat(255) + "|");
+    for (String stem : stems) {
+      assertThat(at(limiter, 0, Item.of(rule.name(), stem + "a")).allowed()).isTrue();
+      assertThat(at(limiter, 0, Item.of(rule.name(), stem + "b")).allowed())
+          .as("a key that differs from an exhausted one only in its last byte").isTrue();
+      assertThat(at(limiter, 0, Item.of(rule.name(), stem + "a")).allowed()).isFalse();
+    }
+  }
+
   /** Stores that build one name from rule and key must keep the two apart. */
   @Test
   void ruleAndKeyNeverRunTogether() {

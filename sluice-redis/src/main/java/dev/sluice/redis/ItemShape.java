@@ -7,14 +7,16 @@ import dev.sluice.Window;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The part of an item's script arguments fixed by its rule and windows: algorithm code, shadow
- * flag, rule fingerprint, window count, one algorithm-specific number and (limit, period, aux1,
- * aux2) per window. Computed once per (rule, windows) and validated against what the script's
- * double-precision arithmetic represents exactly.
+ * An item's script argument, a JSON array of integers (one argument that the script decodes with
+ * one {@code cjson.decode}, about half the server's cost of a separate argument per number):
+ * algorithm code, cost, fresh time ({@code false}: none), shadow flag, rule fingerprint, window
+ * count, one algorithm-specific number and per window limit, period and the numbers the
+ * algorithm derives from them (none, one or two). Everything but cost and fresh time is fixed by
+ * the rule and windows, encoded once and validated against what the script's double-precision
+ * arithmetic represents exactly.
  */
 final class ItemShape {
   /** Explicit times must lie within ±2^52 µs of the epoch (about ±142 years). */
@@ -26,13 +28,28 @@ final class ItemShape {
   static final long MAX_LOG_LIMIT = 10_000_000;
   /** Log slots of 6 bytes reach 2^48 µs from their base; periods beyond 2^46 µs get 8 bytes. */
   static final long SIX_BYTE_LOG_PERIOD = 1L << 46;
+  /** The fresh time of a rule whose state is never too old. */
+  static final byte[] NO_FRESH_BOUND = ascii("false");
 
-  final byte[] algorithm;
-  final byte[][] tail;
+  /** {@code [code,} */
+  private final byte[] head;
+  /** {@code ,shadow,fingerprint,n,extra,limit,period,…]} */
+  private final byte[] tail;
 
-  private ItemShape(byte[] algorithm, byte[][] tail) {
-    this.algorithm = algorithm;
+  private ItemShape(byte[] head, byte[] tail) {
+    this.head = head;
     this.tail = tail;
+  }
+
+  /** The argument for one item: {@code fresh} is {@link #NO_FRESH_BOUND} or an integer's digits. */
+  byte[] encode(long cost, byte[] fresh) {
+    byte[] b = new byte[head.length + digits(cost) + 1 + fresh.length + tail.length];
+    System.arraycopy(head, 0, b, 0, head.length);
+    int at = write(b, head.length, cost);
+    b[at++] = ',';
+    System.arraycopy(fresh, 0, b, at, fresh.length);
+    System.arraycopy(tail, 0, b, at + fresh.length, tail.length);
+    return b;
   }
 
   /** @throws IllegalArgumentException if a window or max_wait is beyond what the Redis store supports */
@@ -61,42 +78,38 @@ final class ItemShape {
         extra = longest <= SIX_BYTE_LOG_PERIOD ? 6 : 8;
         break;
       case LEAKY_BUCKET:
-        extra = rule.maxWait().toNanos() / 1000;
+        extra = rule.maxWaitFor(windows).toNanos() / 1000;
         if (extra > MAX_PERIOD) {
           throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports max_wait up to "
-              + MAX_PERIOD + " µs, was " + rule.maxWait());
+              + MAX_PERIOD + " µs, was " + rule.maxWaitFor(windows));
         }
         break;
       default:
         break;
     }
-    List<byte[]> tail = new ArrayList<>(4 + 4 * windows.size());
-    tail.add(num(rule.shadow() ? 1 : 0));
-    tail.add(num(Integer.toUnsignedLong(fingerprint)));
-    tail.add(num(windows.size()));
-    tail.add(num(extra));
+    StringBuilder t = new StringBuilder();
+    t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint))
+        .append(',').append(windows.size()).append(',').append(extra);
+    // Per window: limit, period, then only the numbers the algorithm uses (read_item in
+    // prelude.lua): each number costs the server a conversion on every call.
     for (Window w : windows) {
       long p = w.periodMicros();
-      long aux1 = 0;
-      long aux2 = 0;
+      t.append(',').append(w.limit()).append(',').append(p);
       switch (rule.algorithm()) {
         case TOKEN_BUCKET:
         case LEAKY_BUCKET:
-          aux1 = Math.max(1, (p + w.limit() - 1) / w.limit()); // emission interval, as the memory store
+          t.append(',').append(Math.max(1, (p + w.limit() - 1) / w.limit())); // emission interval, as the memory store
           break;
         case SLIDING_WINDOW:
-          aux1 = Math.max(1, (p + rule.precision() - 1) / rule.precision()); // bucket width
-          aux2 = (p + aux1 - 1) / aux1; // buckets per period
+          long width = Math.max(1, (p + rule.precision() - 1) / rule.precision());
+          t.append(',').append(width).append(',').append((p + width - 1) / width); // bucket width and count
           break;
         default:
           break;
       }
-      tail.add(num(w.limit()));
-      tail.add(num(p));
-      tail.add(num(aux1));
-      tail.add(num(aux2));
     }
-    return new ItemShape(num(code(rule.algorithm())), tail.toArray(new byte[0][]));
+    t.append(']');
+    return new ItemShape(ascii("[" + code(rule.algorithm()) + ","), ascii(t.toString()));
   }
 
   static int code(Algorithm a) {
@@ -118,6 +131,60 @@ final class ItemShape {
 
   static byte[] num(long v) {
     return Long.toString(v).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** A JSON array of the integers in {@code values} (an undo record, as the script returned it). */
+  static byte[] jsonArray(List<?> values) {
+    int length = 2;
+    for (int i = 0; i < values.size(); i++) {
+      length += digits(Replies.num(values, i)) + (i > 0 ? 1 : 0);
+    }
+    byte[] b = new byte[length];
+    b[0] = '[';
+    int at = 1;
+    for (int i = 0; i < values.size(); i++) {
+      if (i > 0) {
+        b[at++] = ',';
+      }
+      at = write(b, at, Replies.num(values, i));
+    }
+    b[at] = ']';
+    return b;
+  }
+
+  /** Characters of {@code v} in decimal. */
+  static int digits(long v) {
+    if (v < 0) {
+      return v == Long.MIN_VALUE ? 20 : 1 + digits(-v);
+    }
+    int n = 1;
+    for (long x = v; x >= 10; x /= 10) {
+      n++;
+    }
+    return n;
+  }
+
+  /** Writes {@code v} in decimal at {@code at}; returns the position after it. */
+  static int write(byte[] b, int at, long v) {
+    if (v == Long.MIN_VALUE) {
+      byte[] s = ascii(Long.toString(v));
+      System.arraycopy(s, 0, b, at, s.length);
+      return at + s.length;
+    }
+    if (v < 0) {
+      b[at++] = '-';
+      v = -v;
+    }
+    int end = at + digits(v);
+    for (int i = end - 1; i >= at; i--) {
+      b[i] = (byte) ('0' + v % 10);
+      v /= 10;
+    }
+    return end;
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.sluice.redis;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -27,21 +26,33 @@ final class KeyNames {
   byte[] name(String rule, String key) {
     byte[] k = key.getBytes(StandardCharsets.UTF_8);
     byte[] r = rule.getBytes(StandardCharsets.UTF_8);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length + r.length + k.length + 8);
-    out.writeBytes(prefix);
-    out.write('{');
-    out.writeBytes(r);
-    out.write('|');
+    int escapes = 0;
     for (byte b : k) {
-      if (b == '%') {
-        out.writeBytes(new byte[] {'%', '2', '5'});
-      } else if (b == '}') {
-        out.writeBytes(new byte[] {'%', '7', 'D'});
-      } else {
-        out.write(b);
+      if (b == '%' || b == '}') {
+        escapes++;
       }
     }
-    out.write('}');
-    return out.toByteArray();
+    byte[] out = new byte[prefix.length + r.length + k.length + 2 * escapes + 3];
+    System.arraycopy(prefix, 0, out, 0, prefix.length);
+    int at = prefix.length;
+    out[at++] = '{';
+    System.arraycopy(r, 0, out, at, r.length);
+    at += r.length;
+    out[at++] = '|';
+    for (byte b : k) {
+      if (b == '%') {
+        out[at++] = '%';
+        out[at++] = '2';
+        out[at++] = '5';
+      } else if (b == '}') {
+        out[at++] = '%';
+        out[at++] = '7';
+        out[at++] = 'D';
+      } else {
+        out[at++] = b;
+      }
+    }
+    out[at] = '}';
+    return out;
   }
 }

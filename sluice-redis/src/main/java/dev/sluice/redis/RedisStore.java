@@ -9,7 +9,6 @@ import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -59,7 +58,7 @@ public final class RedisStore implements Store {
   /** Times (µs) before which a rule's state is stale, on the server's clock and on explicit times. */
   private record Fresh(byte[] store, byte[] explicit) {}
 
-  private static final byte[] NEVER = ItemShape.num(-(1L << 53));
+  private static final byte[] NEVER = ItemShape.NO_FRESH_BOUND;
 
   private RedisStore(Builder b, Endpoint endpoint, Link link) {
     this.endpoint = endpoint;
@@ -159,33 +158,26 @@ public final class RedisStore implements Store {
   }
 
   /**
-   * Script arguments for the items at {@code which}: mode, time, TTL slack, then each item; for
-   * a refund each item is followed by its undo record.
+   * Script arguments for the items at {@code which}: mode, time, TTL slack, then one argument per
+   * item; for a refund each item is followed by its undo record.
    */
   byte[][] args(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
       List<List<?>> undo) {
-    List<byte[]> a = new ArrayList<>();
-    a.add(mode);
-    a.add(time);
-    a.add(slackMillis);
+    byte[][] a = new byte[3 + which.length * (undo == null ? 1 : 2)][];
+    a[0] = mode;
+    a[1] = time;
+    a[2] = slackMillis;
+    int k = 3;
     for (int n = 0; n < which.length; n++) {
       int i = which[n];
-      a.add(shape[i].algorithm);
-      a.add(ItemShape.num(items.get(i).cost()));
-      Fresh f = freshAfter.get(items.get(i).rule().name());
-      a.add(f == null ? NEVER : time.length == 0 ? f.store : f.explicit);
-      for (byte[] t : shape[i].tail) {
-        a.add(t);
-      }
+      ResolvedItem item = items.get(i);
+      Fresh f = freshAfter.isEmpty() ? null : freshAfter.get(item.rule().name());
+      a[k++] = shape[i].encode(item.cost(), f == null ? NEVER : time.length == 0 ? f.store : f.explicit);
       if (undo != null) {
-        List<?> u = undo.get(n);
-        a.add(ItemShape.num(u.size()));
-        for (int j = 0; j < u.size(); j++) {
-          a.add(ItemShape.num(Replies.num(u, j)));
-        }
+        a[k++] = ItemShape.jsonArray(undo.get(n));
       }
     }
-    return a.toArray(new byte[0][]);
+    return a;
   }
 
   Link link() {
@@ -222,7 +214,10 @@ public final class RedisStore implements Store {
     fingerprints.clear();
     freshAfter.keySet().removeIf(name -> after.get(name) == null);
     for (Rule r : after.rules()) {
-      if (before.get(r.name()) == null) {
+      // New or changed: values written before now belong to another definition, even one that
+      // has the same fingerprint (a rule changed and changed back must not find its old counts).
+      Rule prev = before.get(r.name());
+      if (prev == null || !prev.equals(r)) {
         freshAfter.put(r.name(), new Fresh(after(latestStoreTime), after(latestExplicitTime)));
       }
     }

@@ -10,9 +10,9 @@ import java.util.List;
 
 /**
  * Turns the script's flat integer reports into decisions. First the time decided at (µs); then per
- * item: allowed, reason, wait (µs), and per window remaining, retry (µs, -1 never), reset (µs),
- * exceeded. Rounding to
- * milliseconds is done here, exactly as the memory store does it: up.
+ * item: reason (0: allowed), wait (µs), and per window remaining, retry (µs; 0: not exceeded, -1:
+ * never) and reset (µs). Rounding to milliseconds is done here, exactly as the memory store does
+ * it: up.
  */
 final class Replies {
   private static final DenyReason[] REASONS = {
@@ -24,17 +24,16 @@ final class Replies {
     List<ItemDecision> out = new ArrayList<>(items.size());
     int p = 1;
     for (ResolvedItem item : items) {
-      boolean allowed = num(flat, p++) == 1;
       DenyReason reason = REASONS[(int) num(flat, p++)];
+      boolean allowed = reason == DenyReason.NONE;
       long wait = num(flat, p++);
       List<WindowState> windows = new ArrayList<>(item.windows().size());
       for (Window w : item.windows()) {
         long remaining = num(flat, p++);
         long retry = num(flat, p++);
         long reset = num(flat, p++);
-        boolean exceeded = num(flat, p++) == 1;
         windows.add(new WindowState(w.limit(), w.periodMillis(), remaining,
-            retry < 0 ? WindowState.NEVER : ceilMillis(retry), ceilMillis(reset), exceeded));
+            retry < 0 ? WindowState.NEVER : ceilMillis(retry), ceilMillis(reset), retry != 0));
       }
       out.add(new ItemDecision(item.rule().name(), item.key(), item.cost(), allowed, reason,
           allowed ? ceilMillis(wait) : 0, windows, item.rule().shadow()));

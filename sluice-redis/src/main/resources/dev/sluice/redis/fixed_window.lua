@@ -5,100 +5,106 @@
 -- the header's latest time: whenever that time moves into a new window, the count is reset, so
 -- no window index needs to be stored. Mirrors dev.sluice.memory.FixedWindowState.
 
-local FW = {}
-
-function FW.load(key, it)
-  local count, last = load_fields(key, it, it.n)
-  if not count then
-    count = {}
-    for i = 1, it.n do count[i] = 0 end
-    return {key = key, present = false, count = count}
+ALGORITHMS[3] = function()
+  local function load(key, it)
+    local count, last = load_fields(key, it, it.n)
+    local present = count ~= nil
+    if not present then
+      count = {}
+      for i = 1, it.n do count[i] = 0 end
+    end
+    return {
+      key = key, present = present, last = last or 0, count = count, cur = false, ends = false,
+      t = 0, fits = true, reason = REASON_NONE, ex = false,
+    }
   end
-  return {key = key, present = true, last = last, count = count}
-end
 
--- The count of window i at `now` (now >= last).
-local function fw_current(s, it, now, i)
-  if not s.present then
-    return 0
+  -- At `now` (the decision's time, the same for every step of a call, at or after last): each
+  -- window's count (0 if last lies in an earlier window) and the time until it ends. Computed
+  -- once per call, kept up to date by commit.
+  local function view(s, it, now)
+    if not s.cur then
+      local cur, ends = {}, {}
+      for i = 1, it.n do
+        local p = it.period[i]
+        local k = floordiv(now, p)
+        ends[i] = (k + 1) * p - now
+        cur[i] = 0
+        if s.present and k == floordiv(s.last, p) then
+          cur[i] = s.count[i]
+        end
+      end
+      s.cur, s.ends = cur, ends
+    end
+    return s.cur, s.ends
   end
-  local p = it.period[i]
-  if floordiv(now, p) == floordiv(s.last, p) then
-    return s.count[i]
-  end
-  return 0
-end
 
-local function fw_roll(s, it, now)
-  for i = 1, it.n do
-    s.count[i] = fw_current(s, it, now, i)
-  end
-  s.last = now
-  s.present = true
-end
-
-function FW.evaluate(s, it, now, e)
-  for i = 1, it.n do
-    local p = it.period[i]
-    if fw_current(s, it, now, i) + it.cost > it.limit[i] then
-      e.exceeded[i] = true
-      e.retry[i] = (floordiv(now, p) + 1) * p - now
-      e.fits = false
-      e.reason = REASON_LIMIT
+  local function evaluate(s, it, now)
+    local cur, ends = view(s, it, now)
+    for i = 1, it.n do
+      if cur[i] + it.cost > it.limit[i] then
+        exceed(s, i, ends[i], REASON_LIMIT)
+      end
     end
   end
-end
 
-function FW.commit(s, it, now, e, undo)
-  fw_roll(s, it, now)
-  local need = 0
-  for i = 1, it.n do
-    local p = it.period[i]
-    s.count[i] = s.count[i] + it.cost
-    local ends = (floordiv(now, p) + 1) * p - now
-    if ends > need then need = ends end
-  end
-  if undo then undo[1] = now end
-  store_fields(s.key, it.fp, now, s.count, ttl_ms(it, need))
-end
-
-function FW.create(s, it, now)
-  s.last = now
-  s.present = true
-  store_fields(s.key, it.fp, now, s.count, ttl_ms(it, 0))
-end
-
-function FW.touch(s, it, now)
-  fw_roll(s, it, now)
-  store_fields(s.key, it.fp, now, s.count, nil)
-end
-
-function FW.remaining(s, it, now, i)
-  return it.limit[i] - fw_current(s, it, now, i)
-end
-
-function FW.reset(s, it, now, i)
-  if fw_current(s, it, now, i) == 0 then
-    return 0
-  end
-  local p = it.period[i]
-  return (floordiv(now, p) + 1) * p - now
-end
-
--- Undo record: the reservation's time. The cost is taken back from every window that is still
--- the one the reservation counted in; a window that has moved on no longer holds it.
-function FW.refund(key, it, undo)
-  local count, last = load_fields(key, it, it.n)
-  if not count then
-    return
-  end
-  for i = 1, it.n do
-    local p = it.period[i]
-    if floordiv(last, p) == floordiv(undo[1], p) then
-      count[i] = math.max(0, count[i] - it.cost)
+  local function commit(s, it, now, undo)
+    local cur, ends = view(s, it, now)
+    local need = 0
+    for i = 1, it.n do
+      cur[i] = cur[i] + it.cost
+      if ends[i] > need then need = ends[i] end
     end
+    s.count, s.last, s.present = cur, now, true
+    if undo then undo[1] = now end
+    store_fields(s.key, it.fp, now, cur, it.n, ttl_ms(it, need))
   end
-  store_fields(key, it.fp, last, count, nil)
-end
 
-ALGORITHMS[3] = FW
+  local function create(s, it, now)
+    s.last = now
+    s.present = true
+    store_fields(s.key, it.fp, now, s.count, it.n, ttl_ms(it, 0))
+  end
+
+  -- Counts of windows the time has moved out of are reset with it.
+  local function touch(s, it, now)
+    local cur = view(s, it, now)
+    s.count, s.last = cur, now
+    store_fields(s.key, it.fp, now, cur, it.n, nil)
+  end
+
+  -- Per window: remaining, the limit less the current count; reset, the window's end if it
+  -- counts anything.
+  local function report(s, it, now, out, o)
+    local cur, ends = view(s, it, now)
+    local ex = s.ex
+    for i = 1, it.n do
+      out[o + 1] = it.limit[i] - cur[i]
+      out[o + 2] = ex and ex[i] or 0
+      out[o + 3] = cur[i] > 0 and ends[i] or 0
+      o = o + 3
+    end
+    return o
+  end
+
+  -- Undo record: the reservation's time. The cost is taken back from every window that is still
+  -- the one the reservation counted in; a window that has moved on no longer holds it.
+  local function refund(key, it, undo)
+    local count, last = load_fields(key, it, it.n)
+    if not count then
+      return
+    end
+    for i = 1, it.n do
+      local p = it.period[i]
+      if floordiv(last, p) == floordiv(undo[1], p) then
+        count[i] = math.max(0, count[i] - it.cost)
+      end
+    end
+    store_fields(key, it.fp, last, count, it.n, nil)
+  end
+
+  return {
+    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+    report = report, refund = refund,
+  }
+end

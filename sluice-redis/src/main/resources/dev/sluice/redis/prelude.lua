@@ -4,6 +4,15 @@
 -- file per algorithm, decide.lua. No value is ever spliced into the text: every number comes
 -- in ARGV, every key in KEYS, so one SHA serves every request.
 --
+-- Cost. Redis runs the whole text on every call, so what is defined at the top level is built
+-- anew each time: each algorithm file therefore only registers a factory, and decide.lua runs
+-- the factories of the algorithms a request uses. Tables are what costs most in Lua here (a
+-- table with a dozen fields costs about half a Redis command; one that grows past its
+-- constructor is rehashed, which costs more than building it), so each table is made once by a
+-- constructor that names every field it will hold. The common decision runs three Redis
+-- commands: TIME, one read of the key, one write (SET with PX sets value and TTL at once). See
+-- "Script cost" in docs/redis.md.
+--
 -- Numbers. Lua numbers are doubles, exact for integers up to 2^53. Times are microseconds since
 -- the Unix epoch (about 1.8e15 today, below 2^51); the Java side rejects explicit times, periods
 -- and limits that could push any sum here past 2^53, so every value below is an exact integer.
@@ -19,6 +28,9 @@
 
 local HEADER = 12
 local REASON_NONE, REASON_LIMIT, REASON_COST, REASON_WAIT = 0, 1, 2, 3
+
+-- "Never": the schedule of an empty bucket. Times lie within +-2^52 us, so max(NEVER, t) = t.
+local NEVER = -9007199254740992
 
 -- Numbers given to redis.call as decimal integer strings: never in exponent notation.
 local function int(x)
@@ -36,80 +48,96 @@ local function floordiv(a, b)
   return q
 end
 
-local function ceildiv(a, b)
-  return -floordiv(-a, b)
-end
-
--- The fingerprint and latest time of a value, or nil if the value is missing or too short.
-local function read_header(raw)
-  if not raw or #raw < HEADER then
-    return nil
+-- One item of the request as the Java side encoded it, a JSON array: algorithm, cost, fresh
+-- time (false when no state is too old), shadow (true/false), rule fingerprint, window count,
+-- one algorithm-specific number, then per window limit, period and the numbers the algorithm
+-- derives from them: none for sliding_log (1) and fixed_window (3), the emission interval for
+-- token_bucket (4) and leaky_bucket (5) in aux1, bucket width and bucket count for
+-- sliding_window (2) in aux1 and aux2. One JSON argument decodes in C at about half the cost of
+-- a separate argument converted by tonumber per number.
+local function read_item(arg)
+  local v = cjson.decode(arg)
+  local alg, n = v[1], v[6]
+  local aux = 0
+  if alg == 2 then
+    aux = 2
+  elseif alg >= 4 then
+    aux = 1
   end
-  return struct.unpack('<I4i8', raw)
-end
-
-local function pack_header(fp, last)
-  return struct.pack('<I4i8', fp, last)
-end
-
--- "Never": the schedule of an empty bucket. Times lie within +-2^52 us, so max(NEVER, t) = t.
-local NEVER = -9007199254740992
-
--- One item of the request as the Java side encoded it: algorithm, cost, fresh time, shadow flag,
--- rule fingerprint, window count, one algorithm-specific number, then (limit, period, aux1,
--- aux2) per window. Returns the item and the position of the next one.
-local function read_item(argv, pos)
-  local it = {
-    alg = tonumber(argv[pos]),
-    cost = tonumber(argv[pos + 1]),
-    fresh = tonumber(argv[pos + 2]),
-    shadow = argv[pos + 3] == '1',
-    fp = tonumber(argv[pos + 4]),
-    n = tonumber(argv[pos + 5]),
-    extra = tonumber(argv[pos + 6]),
-    limit = {}, period = {}, aux1 = {}, aux2 = {},
-    longest = 0, maxlimit = 0,
+  local limit, period = {}, {}
+  local aux1, aux2
+  if aux > 0 then aux1 = {} end
+  if aux > 1 then aux2 = {} end
+  local longest, maxlimit = 0, 0
+  local p = 8
+  for i = 1, n do
+    local l, w = v[p], v[p + 1]
+    limit[i], period[i] = l, w
+    if w > longest then longest = w end
+    if l > maxlimit then maxlimit = l end
+    if aux1 then aux1[i] = v[p + 2] end
+    if aux2 then aux2[i] = v[p + 3] end
+    p = p + 2 + aux
+  end
+  -- `a` and `s` are the algorithm's functions and the item's state, set by decide.lua.
+  return {
+    alg = alg, cost = v[2], fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
+    extra = v[7], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
+    longest = longest, maxlimit = maxlimit, a = false, s = false,
   }
-  pos = pos + 7
-  for i = 1, it.n do
-    it.limit[i] = tonumber(argv[pos])
-    it.period[i] = tonumber(argv[pos + 1])
-    it.aux1[i] = tonumber(argv[pos + 2])
-    it.aux2[i] = tonumber(argv[pos + 3])
-    if it.period[i] > it.longest then it.longest = it.period[i] end
-    if it.limit[i] > it.maxlimit then it.maxlimit = it.limit[i] end
-    pos = pos + 4
+end
+
+-- A state (what an algorithm's load returns) also carries the item's evaluation, which
+-- decide.lua fills in: t the time it is decided at, fits, reason, ex[i] the retry of each
+-- exceeded window (ex is false while none is), and (leaky_bucket) start. Every load names these
+-- in its constructor.
+
+-- Records that window i cannot take the cost, and when it could (retry > 0 us, or -1: never).
+local function exceed(s, i, retry, reason)
+  local ex = s.ex
+  if not ex then
+    ex = {}
+    s.ex = ex
   end
-  return it, pos
+  ex[i] = retry
+  s.fits = false
+  s.reason = reason
 end
 
--- Whether a value with this header is the item's state (see State above).
-local function current_state(it, fp, last)
-  return fp == it.fp and last >= it.fresh
-end
+-- Fixed-size states (every algorithm but the log): the header and then `count` int64 fields,
+-- read and written with one struct call for up to CHUNK fields. A struct call takes or returns
+-- every field on the Lua stack, which holds about 8000 values, so larger states (sliding windows
+-- of high precision) go in chunks.
+local CHUNK = 200
 
--- Fixed-size states (every algorithm but the log): the header and then `count` int64 fields.
--- Returns the fields and latest time, or nil when there is no current state.
+-- The fields and latest time, or nil when there is no current state (missing, another size,
+-- another rule definition, or from before the rule was added back). The fields are f[1..count];
+-- f[count + 1] may hold struct's next position, unused.
 local function load_fields(key, it, count)
   local raw = redis.call('GET', key)
   if not raw or #raw ~= HEADER + 8 * count then
     return nil
   end
-  local vfp, last = read_header(raw)
-  if not current_state(it, vfp, last) then
+  local fp, last = struct.unpack('<I4i8', raw)
+  if fp ~= it.fp or last < it.fresh then
     return nil
   end
+  if count <= CHUNK then
+    return {struct.unpack('<' .. string.rep('i8', count), raw, HEADER + 1)}, last
+  end
   local f = {}
-  local pos = HEADER + 1
   for i = 1, count do
-    f[i], pos = struct.unpack('<i8', raw, pos)
+    f[i] = struct.unpack('<i8', raw, HEADER + 8 * i - 7)
   end
   return f, last
 end
 
-local function pack_fields(fp, last, f)
-  local parts = {pack_header(fp, last)}
-  for i = 1, #f do
+local function pack_fields(fp, last, f, count)
+  if count <= CHUNK then
+    return struct.pack('<I4i8' .. string.rep('i8', count), fp, last, unpack(f, 1, count))
+  end
+  local parts = {struct.pack('<I4i8', fp, last)}
+  for i = 1, count do
     parts[i + 1] = struct.pack('<i8', f[i])
   end
   return table.concat(parts)
@@ -118,8 +146,8 @@ end
 -- Writes a fixed-size state. On a commit `ttl_ms` is given and sets the key's TTL in the same
 -- command; otherwise (only the latest time moved) the bytes are overwritten in place, which
 -- keeps the TTL the last commit set.
-local function store_fields(key, fp, last, f, ttl_ms)
-  local v = pack_fields(fp, last, f)
+local function store_fields(key, fp, last, f, count, ttl_ms)
+  local v = pack_fields(fp, last, f, count)
   if ttl_ms then
     redis.call('SET', key, v, 'PX', int(ttl_ms))
   else
@@ -127,15 +155,22 @@ local function store_fields(key, fp, last, f, ttl_ms)
   end
 end
 
+-- Moves the latest time of a value forward in place (a decision that consumed nothing).
+local function store_last(key, last)
+  redis.call('SETRANGE', key, 4, struct.pack('<i8', last))
+end
+
 -- The TTL a commit sets, in milliseconds: no shorter than the longest window, and no shorter than
 -- the time the state still matters (`need` microseconds from now), plus a slack that covers
 -- clock steps between a master and its replicas and explicit (test or replay) times that move
--- slower than real time. SLACK_MS is set by decide.lua from ARGV.
-local SLACK_MS = 0
+-- slower than real time. The slack is ARGV[3], read only by decisions that write a TTL.
 local function ttl_ms(it, need)
   local span = it.longest
   if need > span then span = need end
-  return ceildiv(span, 1000) + SLACK_MS
+  return -floordiv(-span, 1000) + tonumber(ARGV[3])
 end
 
-local ALGORITHMS = {}
+-- Factories by algorithm code; each returns the algorithm's functions (load, evaluate, commit,
+-- create, touch, report, refund) in one table. decide.lua replaces a factory by what
+-- it returned once it has run.
+local ALGORITHMS = {false, false, false, false, false}

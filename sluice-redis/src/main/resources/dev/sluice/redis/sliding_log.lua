@@ -13,299 +13,359 @@
 -- to now - longest period and older units are clamped to it, which changes no answer since they
 -- are outside every window. The Java side picks W = 8 for periods over 2^46 us.
 --
--- The ring grows with use (by a quarter at a time, up to cap), not preallocated to the limit,
--- and only while the units it would push out are still inside some window; growing rewrites the
--- value once, so it is allocated at its exact size.
--- Values up to CACHED bytes are read whole once and written whole; larger ones are read and
--- written slot by slot with GETRANGE / SETRANGE, so a decision on a log of 10^6 units costs
--- O(windows * log L) reads, not O(L).
+-- The ring grows with use (doubling up to 32 slots, then by a quarter at a time, up to cap), not
+-- preallocated to the limit, and only while the units it would push out are still inside some
+-- window; growing rewrites the value once, so it is allocated at its exact size.
+-- Values up to CACHED bytes are read whole with one GET (or GETRANGE, if the rule's values can
+-- be larger) and written whole with one SET (with PX: value and TTL in one command), and rings
+-- of up to DECODED slots are decoded with one struct call; larger ones are read and written slot by slot with GETRANGE / SETRANGE, so a decision on
+-- a log of 10^6 units costs O(windows * log L) reads, not O(L). Either way a slot is decoded at
+-- most once per call.
 
-local SL = {}
-local LOG_HEADER = 36
-local CACHED = 4096
+ALGORITHMS[1] = function()
+  local LOG_HEADER = 36
+  local LOG_FORMAT = '<I4i8i8I4I4i8'
+  local CACHED = 4096
+  -- The formats that decode a whole ring are prefixes of these ('<' and 'I6' or 'I8' 32 times):
+  -- cutting a constant costs a quarter of building the format.
+  local DECODED = 32
+  local RING6 = '<I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6'
+  local RING8 = '<I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8'
 
-local function sl_pack_header(s)
-  return struct.pack('<I4i8i8I4I4i8', s.fp, s.last, s.base, s.head, s.size, s.seq)
-end
-
-function SL.load(key, it)
-  local W = it.extra
-  local s = {key = key, present = false, W = W, fmt = '<I' .. W, fp = it.fp, size = 0}
-  local raw = redis.call('GETRANGE', key, 0, CACHED - 1)
-  local total = #raw
-  if total == CACHED then
-    total = redis.call('STRLEN', key)
-  else
-    s.cache = raw
+  -- Slot values (t - base) by position + 1, all of them for a ring of up to DECODED slots.
+  local function decode(s)
+    if s.len == 0 or s.len > DECODED then
+      return {}
+    end
+    local format = string.sub(s.W == 6 and RING6 or RING8, 1, 1 + 2 * s.len)
+    return {struct.unpack(format, s.raw, LOG_HEADER + 1)}
   end
-  if total < LOG_HEADER or (total - LOG_HEADER) % W ~= 0 then
-    s.cache = nil
+
+  -- s.raw: the whole value when it is small (or rebuilt in Lua), else false.
+  -- s.ring: slot values (t - base) by position + 1 as far as read: decoded at once from a small
+  -- value, else one by one (from s.raw, or with GETRANGE) as the evaluation and the report's
+  -- binary searches probe them, each once.
+  local function load(key, it)
+    local W = it.extra -- 6 or 8
+    local s = {
+      key = key, present = false, last = 0, W = W, fmt = W == 6 and '<I6' or '<I8', size = 0,
+      raw = false, ring = false, base = 0, head = 0, seq = 0, len = 0,
+      t = 0, fits = true, reason = REASON_NONE, ex = false,
+    }
+    local raw, total
+    if LOG_HEADER + W * it.maxlimit < CACHED then
+      -- Every value of this rule is small: read whole, with the cheaper command. (A large value
+      -- of another rule definition is read whole once, then replaced.)
+      raw = redis.call('GET', key) or ''
+      total = #raw
+    else
+      raw = redis.call('GETRANGE', key, 0, CACHED - 1)
+      total = #raw
+      if total == CACHED then
+        total = redis.call('STRLEN', key)
+      end
+    end
+    if total < LOG_HEADER or (total - LOG_HEADER) % W ~= 0 then
+      return s
+    end
+    local fp, last, base, head, size, seq = struct.unpack(LOG_FORMAT, raw)
+    if fp ~= it.fp or last < it.fresh then
+      return s
+    end
+    local len = (total - LOG_HEADER) / W
+    s.present, s.last, s.base, s.head, s.size, s.seq = true, last, base, head, size, seq
+    s.len = len
+    if total < CACHED then
+      s.raw = raw
+      s.ring = decode(s)
+    else
+      -- Read slot by slot: a value of the rule's size can hold CACHED bytes or more.
+      s.ring = {}
+    end
     return s
   end
-  local fp, last, base, head, size, seq = struct.unpack('<I4i8i8I4I4i8', raw)
-  if not current_state(it, fp, last) then
-    s.cache = nil
-    return s
-  end
-  s.present, s.last, s.base, s.head, s.size, s.seq = true, last, base, head, size, seq
-  s.len = (total - LOG_HEADER) / W
-  return s
-end
 
--- Bytes of `count` slots from slot `pos`, without wrapping.
-local function sl_get(s, pos, count)
-  local off = LOG_HEADER + pos * s.W
-  if s.cache then
-    return string.sub(s.cache, off + 1, off + count * s.W)
-  end
-  return redis.call('GETRANGE', s.key, int(off), int(off + count * s.W - 1))
-end
-
-local function sl_put(s, pos, bytes)
-  local off = LOG_HEADER + pos * s.W
-  if s.cache then
-    s.cache = string.sub(s.cache, 1, off) .. bytes .. string.sub(s.cache, off + #bytes + 1)
-  else
-    redis.call('SETRANGE', s.key, int(off), bytes)
-  end
-end
-
--- `count` slots from slot `from` (taken modulo len), wrapping around the end of the ring.
-local function sl_read(s, from, count)
-  if count <= 0 then
-    return ''
-  end
-  from = from % s.len
-  local first = math.min(count, s.len - from)
-  local b = sl_get(s, from, first)
-  if first < count then
-    b = b .. sl_get(s, 0, count - first)
-  end
-  return b
-end
-
-local function sl_write(s, from, bytes)
-  local count = #bytes / s.W
-  if count <= 0 then
-    return
-  end
-  from = from % s.len
-  local first = math.min(count, s.len - from)
-  sl_put(s, from, string.sub(bytes, 1, first * s.W))
-  if first < count then
-    sl_put(s, 0, string.sub(bytes, first * s.W + 1))
-  end
-end
-
--- The time of the k-th most recent unit, 1 <= k <= size.
-local function sl_recent(s, k)
-  return s.base + (struct.unpack(s.fmt, sl_read(s, s.head - k, 1)))
-end
-
-local function sl_encode(s, t)
-  return struct.pack(s.fmt, t - s.base)
-end
-
-local function sl_max_offset(s)
-  if s.W >= 7 then
-    return 9007199254740992
-  end
-  return 2 ^ (8 * s.W) - 1
-end
-
--- Rewrites the ring as `len` slots relative to `base`, oldest unit in slot 0, into s.cache: from
--- here on the value is built in Lua and written back with one SET.
-local function sl_rebuild(s, len, base)
-  local entries = ''
-  if s.size > 0 then
-    entries = sl_read(s, s.head - s.size, s.size)
-    if base ~= s.base then
-      local parts = {}
-      for k = 0, s.size - 1 do
-        local rel = struct.unpack(s.fmt, entries, k * s.W + 1)
-        parts[k + 1] = struct.pack(s.fmt, math.max(0, s.base + rel - base))
-      end
-      entries = table.concat(parts)
-    end
-  end
-  s.base = base
-  s.len = len
-  s.head = s.size % len
-  s.cache = string.rep('\0', LOG_HEADER) .. entries .. string.rep('\0', (len - s.size) * s.W)
-end
-
--- Writes the header (and, when the value is held in Lua, everything) back. A commit passes the
--- TTL; a refund keeps the one the last commit set.
-local function sl_persist(s, ttl)
-  if s.cache then
-    s.cache = sl_pack_header(s) .. string.sub(s.cache, LOG_HEADER + 1)
-    if ttl then
-      redis.call('SET', s.key, s.cache, 'PX', int(ttl))
+  -- The value of slot pos + 1 (1 <= pos + 1 <= len) when not decoded yet.
+  local function read_slot(s, pos)
+    local off = LOG_HEADER + pos * s.W
+    local v
+    if s.raw then
+      v = struct.unpack(s.fmt, s.raw, off + 1)
     else
-      redis.call('SET', s.key, s.cache, 'KEEPTTL')
+      v = struct.unpack(s.fmt, redis.call('GETRANGE', s.key, int(off), int(off + s.W - 1)))
     end
-  else
-    redis.call('SETRANGE', s.key, 0, sl_pack_header(s))
-    if ttl then
-      redis.call('PEXPIRE', s.key, int(ttl))
-    end
+    s.ring[pos + 1] = v
+    return v
   end
-end
 
-function SL.evaluate(s, it, now, e)
-  if not s.present then
-    return
+  -- The time of the k-th most recent unit, 1 <= k <= size.
+  local function recent(s, k)
+    local pos = (s.head - k) % s.len
+    return s.base + (s.ring[pos + 1] or read_slot(s, pos))
   end
-  for i = 1, it.n do
-    local k = it.limit[i] - it.cost + 1 -- the unit that must have left the window
-    if k <= s.size then
-      local expires = sl_recent(s, k) + it.period[i]
-      if expires > now then
-        e.exceeded[i] = true
-        e.retry[i] = expires - now
-        e.fits = false
-        e.reason = REASON_LIMIT
+
+  -- The bytes of `count` slots from slot `from` (taken modulo len), wrapping around the end.
+  local function read(s, from, count)
+    local bytes = ''
+    if count <= 0 then
+      return bytes
+    end
+    from = from % s.len
+    while count > 0 do
+      local m = math.min(count, s.len - from)
+      local off = LOG_HEADER + from * s.W
+      if s.raw then
+        bytes = bytes .. string.sub(s.raw, off + 1, off + m * s.W)
+      else
+        bytes = bytes .. redis.call('GETRANGE', s.key, int(off), int(off + m * s.W - 1))
       end
+      count, from = count - m, 0
     end
+    return bytes
   end
-end
 
--- Undo record: {time, seq after, units dropped before (seq - size), units this commit pushed
--- out of a full ring, then those units' times, oldest first}.
-function SL.commit(s, it, now, e, undo)
-  local c = it.cost
-  local cap = it.maxlimit
-  if not s.present then
-    s.size, s.seq, s.head, s.base, s.len = 0, 0, 0, now, 0
-    s.cache = nil
-  end
-  local len = s.len
-  local needed = math.min(s.size + c, cap)
-  if needed > len then
-    -- A full ring whose units to be pushed out have all left every window overwrites them
-    -- instead of growing: they can no longer deny or count anything.
-    local over = s.size + c - len
-    local expired = over <= s.size and sl_recent(s, s.size - over + 1) + it.longest <= now
-    if not expired then
-      len = math.min(cap, math.max(needed, len + ceildiv(len, 4), 4))
+  -- Writes whole slots from slot `from`, wrapping. Callers keep s.ring right.
+  local function write(s, from, bytes)
+    local count = #bytes / s.W
+    if count <= 0 then
+      return
     end
-  end
-  local base = s.base
-  if now - base > sl_max_offset(s) then
-    base = now - it.longest
-  end
-  if not s.present or len ~= s.len or base ~= s.base then
-    sl_rebuild(s, len, base)
-  end
-  -- c <= cap and c <= needed <= len: the c new units fit in the ring.
-  local dropped = math.max(0, s.size + c - s.len)
-  if undo then
-    undo[1], undo[2], undo[3], undo[4] = now, s.seq + c, s.seq - s.size, dropped
-    if dropped > 0 then
-      local old = sl_read(s, s.head - s.size, dropped)
-      for k = 1, dropped do
-        undo[4 + k] = s.base + (struct.unpack(s.fmt, old, (k - 1) * s.W + 1))
+    from = from % s.len
+    while count > 0 do
+      local m = s.len - from
+      if count < m then m = count end
+      local off = LOG_HEADER + from * s.W
+      local piece = bytes
+      if m < count then
+        piece = string.sub(bytes, 1, m * s.W)
+        bytes = string.sub(bytes, m * s.W + 1)
       end
+      if s.raw then
+        s.raw = string.sub(s.raw, 1, off) .. piece .. string.sub(s.raw, off + #piece + 1)
+      else
+        redis.call('SETRANGE', s.key, int(off), piece)
+      end
+      count, from = count - m, 0
     end
   end
-  sl_write(s, s.head, string.rep(sl_encode(s, now), c))
-  s.head = (s.head + c) % s.len
-  s.size = math.min(s.size + c, s.len)
-  s.seq = s.seq + c
-  s.last = now
-  s.present = true
-  sl_persist(s, ttl_ms(it, it.longest))
-end
 
-function SL.create(s, it, now)
-  s.size, s.seq, s.head, s.base, s.len, s.last = 0, 0, 0, now, 0, now
-  s.present = true
-  s.cache = string.rep('\0', LOG_HEADER)
-  sl_persist(s, ttl_ms(it, 0))
-end
-
-function SL.touch(s, it, now)
-  s.last = now
-  local b = struct.pack('<i8', now)
-  redis.call('SETRANGE', s.key, 4, b)
-  if s.cache then
-    s.cache = string.sub(s.cache, 1, 4) .. b .. string.sub(s.cache, 13)
-  end
-end
-
--- Units admitted in (now - P, now] for window i: binary search over the newest min(size, L).
-function SL.remaining(s, it, now, i)
-  if not s.present then
-    return it.limit[i]
-  end
-  local floor = now - it.period[i]
-  local lo, hi = 0, math.min(s.size, it.limit[i])
-  -- invariant: the lo most recent are inside; units beyond hi are not counted
-  while lo < hi do
-    local mid = math.floor((lo + hi + 1) / 2)
-    if sl_recent(s, mid) > floor then
-      lo = mid
-    else
-      hi = mid - 1
-    end
-  end
-  return it.limit[i] - lo
-end
-
-function SL.reset(s, it, now, i)
-  if not s.present or s.size == 0 then
-    return 0
-  end
-  return math.max(0, sl_recent(s, 1) + it.period[i] - now)
-end
-
--- Takes a reservation's c units (all stamped with its time) out of the log.
---
--- The reservation's units are the block that `seq after` points at; units admitted since sit
--- newer than it and are moved c slots older, closing the gap. If the ring was full, units were
--- pushed out meanwhile: when only the reservation pushed any, they are put back exactly from
--- the undo record; when later commits pushed more, the ones they pushed are unknown, so the freed
--- slots take the oldest remaining unit's time instead — no earlier than the lost ones, so the
--- log may over-count for a while (a false deny), never under-count. If the block is not found
--- where expected (the key was reset or rewritten), nothing is taken back.
-function SL.refund(key, it, undo)
-  local s = SL.load(key, it)
-  if not s.present then
-    return
-  end
-  local t, seq_after, dropped_before, a = undo[1], undo[2], undo[3], undo[4]
-  local c = it.cost
-  local m = s.seq - seq_after
-  if m < 0 or m + c > s.size or t < s.base then
-    return
-  end
-  if sl_read(s, s.head - m - c, c) ~= string.rep(sl_encode(s, t), c) then
-    return
-  end
-  local was_full = s.size == s.len
-  local drops = (s.seq - s.size) - dropped_before
-  sl_write(s, s.head - m - c, sl_read(s, s.head - m, m))
-  s.head = (s.head - c) % s.len
-  s.size = s.size - c
-  s.seq = s.seq - c
-  local fill = ''
-  if drops == a then
-    local parts = {}
-    for k = 1, a do
-      parts[k] = struct.pack(s.fmt, math.max(0, undo[4 + k] - s.base))
-    end
-    fill = table.concat(parts)
-  elseif drops > 0 and was_full then
-    local oldest = t
+  -- Rewrites the ring as `len` slots relative to `base`, oldest unit in slot 0, into s.raw: from
+  -- here on the value is built in Lua and written back with one SET.
+  local function rebuild(s, len, base)
+    local entries = ''
     if s.size > 0 then
-      oldest = sl_recent(s, s.size)
+      entries = read(s, s.head - s.size, s.size)
+      if base ~= s.base then
+        local parts = {}
+        for k = 0, s.size - 1 do
+          local rel = struct.unpack(s.fmt, entries, k * s.W + 1)
+          parts[k + 1] = struct.pack(s.fmt, math.max(0, s.base + rel - base))
+        end
+        entries = table.concat(parts)
+      end
     end
-    fill = string.rep(sl_encode(s, oldest), math.min(c, drops))
+    s.base = base
+    s.len = len
+    s.head = s.size % len
+    s.raw = string.rep('\0', LOG_HEADER) .. entries .. string.rep('\0', (len - s.size) * s.W)
+    s.ring = decode(s)
   end
-  local r = #fill / s.W
-  sl_write(s, s.head - s.size - r, fill)
-  s.size = s.size + r
-  sl_persist(s, nil)
-end
 
-ALGORITHMS[1] = SL
+  -- Writes the header (and, when the value is held in Lua, everything) back. A commit passes the
+  -- TTL; a refund keeps the one the last commit set.
+  local function persist(s, it, ttl)
+    local header = struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
+    if s.raw then
+      s.raw = header .. string.sub(s.raw, LOG_HEADER + 1)
+      if ttl then
+        redis.call('SET', s.key, s.raw, 'PX', int(ttl))
+      else
+        redis.call('SET', s.key, s.raw, 'KEEPTTL')
+      end
+    else
+      redis.call('SETRANGE', s.key, 0, header)
+      if ttl then
+        redis.call('PEXPIRE', s.key, int(ttl))
+      end
+    end
+  end
+
+  local function evaluate(s, it, now)
+    if not s.present then
+      return
+    end
+    for i = 1, it.n do
+      local k = it.limit[i] - it.cost + 1 -- the unit that must have left the window
+      if k <= s.size then
+        local expires = recent(s, k) + it.period[i]
+        if expires > now then
+          exceed(s, i, expires - now, REASON_LIMIT)
+        end
+      end
+    end
+  end
+
+  -- Undo record: {time, seq after, units dropped before (seq - size), units this commit pushed
+  -- out of a full ring, then those units' times, oldest first}.
+  local function commit(s, it, now, undo)
+    local c = it.cost
+    local cap = it.maxlimit
+    if not s.present then
+      s.size, s.seq, s.head, s.base, s.len = 0, 0, 0, now, 0
+      s.raw, s.ring = false, false
+    end
+    local len = s.len
+    local needed = s.size + c
+    if needed > cap then needed = cap end
+    if needed > len then
+      -- A full ring whose units to be pushed out have all left every window overwrites them
+      -- instead of growing: they can no longer deny or count anything.
+      local over = s.size + c - len
+      local expired = over <= s.size and recent(s, s.size - over + 1) + it.longest <= now
+      if not expired then
+        -- Small rings double (each growth rewrites the value), larger ones grow by a quarter.
+        local grown = len - floordiv(-len, 4)
+        if len < 32 then grown = 2 * len end
+        len = math.min(cap, math.max(needed, grown, 4))
+      end
+    end
+    -- A slot of 6 bytes holds offsets from base up to 2^48 - 1; one of 8, every exact integer.
+    local base, max_offset = s.base, 9007199254740992
+    if s.W == 6 then
+      max_offset = 281474976710655
+    end
+    if now - base > max_offset then
+      base = now - it.longest
+    end
+    if not s.present or len ~= s.len or base ~= s.base then
+      rebuild(s, len, base)
+    end
+    -- c <= cap and c <= needed <= len: the c new units fit in the ring.
+    local dropped = s.size + c - s.len
+    if dropped < 0 then dropped = 0 end
+    if undo then
+      undo[1], undo[2], undo[3], undo[4] = now, s.seq + c, s.seq - s.size, dropped
+      if dropped > 0 then
+        local old = read(s, s.head - s.size, dropped)
+        for k = 1, dropped do
+          undo[4 + k] = s.base + (struct.unpack(s.fmt, old, (k - 1) * s.W + 1))
+        end
+      end
+    end
+    write(s, s.head, string.rep(struct.pack(s.fmt, now - s.base), c))
+    if c <= DECODED then
+      for k = 0, c - 1 do
+        s.ring[(s.head + k) % s.len + 1] = now - s.base
+      end
+    else
+      s.ring = {}
+    end
+    s.head = (s.head + c) % s.len
+    s.size = s.size + c - dropped
+    s.seq = s.seq + c
+    s.last = now
+    s.present = true
+    persist(s, it, ttl_ms(it, it.longest))
+  end
+
+  local function create(s, it, now)
+    s.size, s.seq, s.head, s.base, s.len, s.last = 0, 0, 0, now, 0, now
+    s.present = true
+    s.raw = string.rep('\0', LOG_HEADER)
+    persist(s, it, ttl_ms(it, 0))
+  end
+
+  local function touch(s, it, now)
+    s.last = now
+    store_last(s.key, now)
+  end
+
+  -- Per window: remaining, the units admitted in (now - P, now] counted by binary search over
+  -- the newest min(size, L); reset, when the newest unit leaves the window.
+  local function report(s, it, now, out, o)
+    local ex, size, ring, head, len = s.ex, s.size, s.ring, s.head, s.len
+    for i = 1, it.n do
+      local limit, period = it.limit[i], it.period[i]
+      local lo, reset = 0, 0
+      if s.present and size > 0 then
+        -- Slot values relative to base: compare with floor - base, no addition per probe.
+        local floor = now - period - s.base
+        local hi = size
+        if limit < hi then hi = limit end
+        -- invariant: the lo most recent are inside; units beyond hi are not counted
+        while lo < hi do
+          local mid = lo + hi + 1
+          mid = (mid - mid % 2) / 2
+          local pos = (head - mid) % len
+          if (ring[pos + 1] or read_slot(s, pos)) > floor then
+            lo = mid
+          else
+            hi = mid - 1
+          end
+        end
+        reset = recent(s, 1) + period - now
+        if reset < 0 then reset = 0 end
+      end
+      out[o + 1] = limit - lo
+      out[o + 2] = ex and ex[i] or 0
+      out[o + 3] = reset
+      o = o + 3
+    end
+    return o
+  end
+
+  -- Takes a reservation's c units (all stamped with its time) out of the log.
+  --
+  -- The reservation's units are the block that `seq after` points at; units admitted since sit
+  -- newer than it and are moved c slots older, closing the gap. If the ring was full, units were
+  -- pushed out meanwhile: when only the reservation pushed any, they are put back exactly from
+  -- the undo record; when later commits pushed more, the ones they pushed are unknown, so the
+  -- freed slots take the oldest remaining unit's time instead — no earlier than the lost ones,
+  -- so the log may over-count for a while (a false deny), never under-count. If the block is not
+  -- found where expected (the key was reset or rewritten), nothing is taken back.
+  local function refund(key, it, undo)
+    local s = load(key, it)
+    if not s.present then
+      return
+    end
+    local t, seq_after, dropped_before, a = undo[1], undo[2], undo[3], undo[4]
+    local c = it.cost
+    local m = s.seq - seq_after
+    if m < 0 or m + c > s.size or t < s.base then
+      return
+    end
+    if read(s, s.head - m - c, c) ~= string.rep(struct.pack(s.fmt, t - s.base), c) then
+      return
+    end
+    local was_full = s.size == s.len
+    local drops = (s.seq - s.size) - dropped_before
+    write(s, s.head - m - c, read(s, s.head - m, m))
+    s.ring = {}
+    s.head = (s.head - c) % s.len
+    s.size = s.size - c
+    s.seq = s.seq - c
+    local fill = ''
+    if drops == a then
+      local parts = {}
+      for k = 1, a do
+        parts[k] = struct.pack(s.fmt, math.max(0, undo[4 + k] - s.base))
+      end
+      fill = table.concat(parts)
+    elseif drops > 0 and was_full then
+      local oldest = t
+      if s.size > 0 then
+        oldest = recent(s, s.size)
+      end
+      fill = string.rep(struct.pack(s.fmt, oldest - s.base), math.min(c, drops))
+    end
+    local r = #fill / s.W
+    write(s, s.head - s.size - r, fill)
+    s.size = s.size + r
+    persist(s, it, nil)
+  end
+
+  return {
+    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+    report = report, refund = refund,
+  }
+end

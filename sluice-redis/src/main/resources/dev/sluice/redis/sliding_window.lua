@@ -7,135 +7,168 @@
 -- Value: header, then (index, count) as two int64 per slot, window after window.
 -- Mirrors dev.sluice.memory.SlidingWindowState.
 
-local SW = {}
-
-local function sw_fields(it)
-  local total = 0
-  for i = 1, it.n do total = total + 2 * (it.aux2[i] + 1) end
-  return total
-end
-
-function SW.load(key, it)
-  local f, last = load_fields(key, it, sw_fields(it))
-  local present = f ~= nil
-  if not f then
-    f = {}
-    for i = 1, sw_fields(it) do f[i] = 0 end
+ALGORITHMS[2] = function()
+  local function fields(it)
+    local total = 0
+    for i = 1, it.n do total = total + 2 * (it.aux2[i] + 1) end
+    return total
   end
-  -- base[i]: position in f of window i's slot 0.
-  local base, pos = {}, 1
-  for i = 1, it.n do
-    base[i] = pos
-    pos = pos + 2 * (it.aux2[i] + 1)
+
+  local function load(key, it)
+    local count = fields(it)
+    local f, last = load_fields(key, it, count)
+    local present = f ~= nil
+    if not f then
+      f = {}
+      for i = 1, count do f[i] = 0 end
+    end
+    -- base[i]: position in f of window i's slot 0.
+    local base, pos = {}, 1
+    for i = 1, it.n do
+      base[i] = pos
+      pos = pos + 2 * (it.aux2[i] + 1)
+    end
+    return {
+      key = key, present = present, last = last or 0, f = f, count = count, base = base,
+      buckets = false, sums = false, curs = false,
+      t = 0, fits = true, reason = REASON_NONE, ex = false,
+    }
   end
-  return {key = key, present = present, last = last, f = f, base = base}
-end
 
-local function sw_slot(s, it, i, j)
-  local m = it.aux2[i] + 1
-  return s.base[i] + 2 * (j - floordiv(j, m) * m)
-end
-
-local function sw_count(s, it, i, j)
-  local at = sw_slot(s, it, i, j)
-  if s.f[at] == j then
-    return s.f[at + 1]
+  -- The position in f of the slot of window i's bucket j.
+  local function slot(s, it, i, j)
+    local m = it.aux2[i] + 1
+    return s.base[i] + 2 * (j - floordiv(j, m) * m)
   end
-  return 0
-end
 
-local function sw_sum(s, it, now, i)
-  local cur = floordiv(now, it.aux1[i])
-  local total = 0
-  for j = cur - it.aux2[i], cur do
-    total = total + sw_count(s, it, i, j)
-  end
-  return total
-end
-
-function SW.evaluate(s, it, now, e)
-  for i = 1, it.n do
-    local used = sw_sum(s, it, now, i)
-    if used + it.cost > it.limit[i] then
-      e.exceeded[i] = true
-      e.fits = false
-      e.reason = REASON_LIMIT
-      -- Oldest buckets leave first: bucket j stops counting at (j + n + 1) * w.
-      local w, n = it.aux1[i], it.aux2[i]
-      local cur = floordiv(now, w)
-      local freed = 0
-      for j = cur - n, cur do
-        freed = freed + sw_count(s, it, i, j)
-        if used - freed + it.cost <= it.limit[i] then
-          e.retry[i] = (j + n + 1) * w - now
-          break
+  -- At `now` (the same for every step of a call): per window the index of now's bucket (curs),
+  -- the counts of the n + 1 buckets up to it, oldest first (buckets; a slot that holds an older
+  -- bucket counts 0), and their sum (sums). Computed once per call, kept up to date by commit.
+  -- The buckets fill every slot once, so the slot steps by one (wrapping) from the oldest's.
+  local function view(s, it, now)
+    if not s.buckets then
+      local f = s.f
+      local buckets, sums, curs = {}, {}, {}
+      for i = 1, it.n do
+        local m = it.aux2[i] + 1
+        local cur = floordiv(now, it.aux1[i])
+        local j = cur - m + 1
+        local at = slot(s, it, i, j)
+        local first, wrap = s.base[i], s.base[i] + 2 * m
+        local b, total = {}, 0
+        for k = 1, m do
+          local c = 0
+          if f[at] == j then c = f[at + 1] end
+          b[k] = c
+          total = total + c
+          j = j + 1
+          at = at + 2
+          if at == wrap then at = first end
         end
+        buckets[i], sums[i], curs[i] = b, total, cur
+      end
+      s.buckets, s.sums, s.curs = buckets, sums, curs
+    end
+    return s.buckets, s.sums, s.curs
+  end
+
+  local function evaluate(s, it, now)
+    local buckets, sums, curs = view(s, it, now)
+    for i = 1, it.n do
+      local used = sums[i]
+      if used + it.cost > it.limit[i] then
+        -- Oldest buckets leave first: the k-th oldest, bucket cur - n + k - 1, stops counting at
+        -- (cur + k) * w. They hold `used`, so the cost (at most the limit) fits at the latest
+        -- when all have left.
+        local b, w, cur = buckets[i], it.aux1[i], curs[i]
+        local freed, retry = 0, (cur + #b) * w - now
+        for k = 1, #b do
+          freed = freed + b[k]
+          if used - freed + it.cost <= it.limit[i] then
+            retry = (cur + k) * w - now
+            break
+          end
+        end
+        exceed(s, i, retry, REASON_LIMIT)
       end
     end
   end
-end
 
-function SW.commit(s, it, now, e, undo)
-  local need = 0
-  for i = 1, it.n do
-    local w, n = it.aux1[i], it.aux2[i]
-    local cur = floordiv(now, w)
-    local at = sw_slot(s, it, i, cur)
-    if s.f[at] ~= cur then
-      s.f[at] = cur
-      s.f[at + 1] = 0
+  local function commit(s, it, now, undo)
+    local buckets, sums, curs = view(s, it, now)
+    local f = s.f
+    local need = 0
+    for i = 1, it.n do
+      local w, n, cur = it.aux1[i], it.aux2[i], curs[i]
+      local at = slot(s, it, i, cur)
+      if f[at] ~= cur then
+        f[at] = cur
+        f[at + 1] = 0
+      end
+      f[at + 1] = f[at + 1] + it.cost
+      local b = buckets[i]
+      b[#b] = b[#b] + it.cost
+      sums[i] = sums[i] + it.cost
+      local ends = (cur + n + 1) * w - now
+      if ends > need then need = ends end
     end
-    s.f[at + 1] = s.f[at + 1] + it.cost
-    local ends = (cur + n + 1) * w - now
-    if ends > need then need = ends end
+    if undo then undo[1] = now end
+    s.last = now
+    s.present = true
+    store_fields(s.key, it.fp, now, f, s.count, ttl_ms(it, need))
   end
-  if undo then undo[1] = now end
-  s.last = now
-  s.present = true
-  store_fields(s.key, it.fp, now, s.f, ttl_ms(it, need))
-end
 
-function SW.create(s, it, now)
-  s.last = now
-  s.present = true
-  store_fields(s.key, it.fp, now, s.f, ttl_ms(it, 0))
-end
+  local function create(s, it, now)
+    s.last = now
+    s.present = true
+    store_fields(s.key, it.fp, now, s.f, s.count, ttl_ms(it, 0))
+  end
 
-function SW.touch(s, it, now)
-  s.last = now
-  redis.call('SETRANGE', s.key, 4, struct.pack('<i8', now))
-end
+  local function touch(s, it, now)
+    s.last = now
+    store_last(s.key, now)
+  end
 
-function SW.remaining(s, it, now, i)
-  return it.limit[i] - sw_sum(s, it, now, i)
-end
-
-function SW.reset(s, it, now, i)
-  local w, n = it.aux1[i], it.aux2[i]
-  local cur = floordiv(now, w)
-  for j = cur, cur - n, -1 do
-    if sw_count(s, it, i, j) > 0 then
-      return (j + n + 1) * w - now
+  -- Per window: remaining, the limit less the buckets' sum; reset, when the newest bucket that
+  -- counts anything leaves the window.
+  local function report(s, it, now, out, o)
+    local buckets, sums, curs = view(s, it, now)
+    local ex = s.ex
+    for i = 1, it.n do
+      local b, reset = buckets[i], 0
+      for k = #b, 1, -1 do
+        if b[k] > 0 then
+          reset = (curs[i] + k) * it.aux1[i] - now
+          break
+        end
+      end
+      out[o + 1] = it.limit[i] - sums[i]
+      out[o + 2] = ex and ex[i] or 0
+      out[o + 3] = reset
+      o = o + 3
     end
+    return o
   end
-  return 0
-end
 
--- Undo record: the reservation's time. Its cost is taken back from the bucket it went into,
--- if that bucket is still in its slot.
-function SW.refund(key, it, undo)
-  local s = SW.load(key, it)
-  if not s.present then
-    return
-  end
-  for i = 1, it.n do
-    local j = floordiv(undo[1], it.aux1[i])
-    local at = sw_slot(s, it, i, j)
-    if s.f[at] == j then
-      s.f[at + 1] = math.max(0, s.f[at + 1] - it.cost)
+  -- Undo record: the reservation's time. Its cost is taken back from the bucket it went into,
+  -- if that bucket is still in its slot.
+  local function refund(key, it, undo)
+    local s = load(key, it)
+    if not s.present then
+      return
     end
+    for i = 1, it.n do
+      local j = floordiv(undo[1], it.aux1[i])
+      local at = slot(s, it, i, j)
+      if s.f[at] == j then
+        s.f[at + 1] = math.max(0, s.f[at + 1] - it.cost)
+      end
+    end
+    store_fields(key, it.fp, s.last, s.f, s.count, nil)
   end
-  store_fields(key, it.fp, s.last, s.f, nil)
-end
 
-ALGORITHMS[2] = SW
+  return {
+    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+    report = report, refund = refund,
+  }
+end

@@ -37,13 +37,16 @@ public final class SluiceService implements AutoCloseable {
    * @param storeTimeout how long a remote store may take before failure modes decide
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
-      Duration drainTimeout, Duration storeTimeout) {
+      Duration drainTimeout, Duration storeTimeout, double localShare) {
     public Settings {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(pollInterval, "pollInterval");
       Objects.requireNonNull(drainTimeout, "drainTimeout");
       Objects.requireNonNull(storeTimeout, "storeTimeout");
+      if (!(localShare > 0 && localShare <= 1)) {
+        throw new IllegalArgumentException("localShare must be in (0, 1], was " + localShare);
+      }
     }
 
     /**
@@ -52,31 +55,36 @@ public final class SluiceService implements AutoCloseable {
      */
     public static Settings of(Path config) {
       return new Settings(config, "0.0.0.0", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
-          Duration.ofMillis(250));
+          Duration.ofMillis(250), 1.0);
+    }
+
+    /** The share of each limit that {@code failure_mode: local} holds in this instance. */
+    public Settings withLocalShare(double share) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, share);
     }
 
     public Settings withHost(String h) {
-      return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout);
+      return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare);
     }
 
     public Settings withPort(int p) {
-      return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout);
+      return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout, localShare);
     }
 
     public Settings withPollInterval(Duration d) {
-      return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout);
+      return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare);
     }
 
     public Settings withAdminToken(String t) {
-      return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout);
+      return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare);
     }
 
     public Settings withStoreTimeout(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d);
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare);
     }
 
     public Settings withDrainTimeout(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout);
+      return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare);
     }
   }
 
@@ -105,7 +113,7 @@ public final class SluiceService implements AutoCloseable {
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
-    RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).listener(metrics)
+    RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
         .build();
     ConfigReloader reloader;
     try {

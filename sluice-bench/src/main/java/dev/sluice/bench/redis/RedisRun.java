@@ -95,7 +95,7 @@ public final class RedisRun {
   /** The measurements of one contender in one mode. */
   record Result(String contender, String mode, String rule, long decisions, long allowed, long errors,
       double seconds, long p50, long p99, long p999, long commands, long scripts, double cpuSeconds,
-      double bytesPerKey, double redisKeysPerKey, double usedMemoryPerKey, String note) {
+      double clientCpuSeconds, double bytesPerKey, double redisKeysPerKey, double usedMemoryPerKey, String note) {
 
     double perSecond() {
       return decisions / seconds;
@@ -103,6 +103,10 @@ public final class RedisRun {
 
     double cpuMicrosPerDecision() {
       return decisions == 0 ? 0 : cpuSeconds * 1e6 / decisions;
+    }
+
+    double clientCpuMicrosPerDecision() {
+      return decisions == 0 ? 0 : clientCpuSeconds * 1e6 / decisions;
     }
   }
 
@@ -161,15 +165,18 @@ public final class RedisRun {
         + o.inflight + " decisions in flight; " + o.keys + " keys chosen uniformly at random, or 1 hot key");
     System.out.println("- rules: real " + Workload.named("keys").rule() + "; admitting " + Workload.named("keys-admitting").rule()
         + " (the same windows, limits that never bind here)");
+    System.out.println("- Redis CPU: growth of used_cpu_sys + used_cpu_user; client CPU: this JVM's CPU time (load"
+        + " generator and client library together); both over the measured run, per decision");
     System.out.println();
     System.out.println(HEAD);
     System.out.println(SEP);
   }
 
   private static final String HEAD = "| mode | contender | rule | decisions/s | allowed | p50 µs | p99 µs | p99.9 µs"
-      + " | Redis cmds/decision | scripts/decision | Redis CPU µs/decision | bytes/key (MEMORY USAGE) | Redis keys/key"
+      + " | Redis cmds/decision | scripts/decision | Redis CPU µs/decision | client CPU µs/decision"
+      + " | bytes/key (MEMORY USAGE) | Redis keys/key"
       + " | used_memory Δ/key | note |";
-  private static final String SEP = "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|";
+  private static final String SEP = "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|";
 
   private Result measure(String name, Workload w, List<String> keys, LocalRedis redis,
       RedisCommands<String, String> admin) throws InterruptedException {
@@ -192,7 +199,7 @@ public final class RedisRun {
       return new Result(name, w.name(), c.ruleDescription(), p.decisions, p.allowed, p.errors, p.seconds,
           hist.quantile(0.50), hist.quantile(0.99), hist.quantile(0.999),
           p.after.commandsSince(p.before), p.after.scriptsSince(p.before), p.after.cpuSeconds() - p.before.cpuSeconds(),
-          mem.bytesPerKey, mem.redisKeysPerKey, mem.usedPerKey, note);
+          p.clientCpuSeconds, mem.bytesPerKey, mem.redisKeysPerKey, mem.usedPerKey, note);
     }
   }
 
@@ -206,6 +213,7 @@ public final class RedisRun {
     boolean drained;
     RedisStats before;
     RedisStats after;
+    double clientCpuSeconds;
   }
 
   /**
@@ -229,6 +237,7 @@ public final class RedisRun {
     int n = keys.size();
     String[] ks = keys.toArray(new String[0]);
     p.before = admin == null ? null : RedisStats.take(admin);
+    long cpu0 = processCpuNanos();
     long start = System.nanoTime();
     long end = start + TimeUnit.SECONDS.toNanos(seconds);
     while (System.nanoTime() < end) {
@@ -257,6 +266,7 @@ public final class RedisRun {
       });
     }
     long stop = System.nanoTime();
+    p.clientCpuSeconds = (processCpuNanos() - cpu0) / 1e9;
     p.after = admin == null ? null : RedisStats.take(admin);
     p.drained = slots.tryAcquire(o.inflight, 30, TimeUnit.SECONDS);
     if (p.drained) {
@@ -268,6 +278,12 @@ public final class RedisRun {
     p.errors = errors.get();
     p.firstError = firstError[0];
     return p;
+  }
+
+  /** CPU time of this JVM (load generator and client library together), in nanoseconds. */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private record Memory(double bytesPerKey, double redisKeysPerKey, double usedPerKey) {}
@@ -320,12 +336,12 @@ public final class RedisRun {
   }
 
   private String row(Result r) {
-    return String.format(Locale.ROOT, "| %s | %s | %s | %,.0f | %.1f%% | %s | %s | %s | %.2f | %.2f | %.1f | %s | %.1f | %s | %s |",
+    return String.format(Locale.ROOT, "| %s | %s | %s | %,.0f | %.1f%% | %s | %s | %s | %.2f | %.2f | %.1f | %.1f | %s | %.1f | %s | %s |",
         modeName(r.mode),
         r.contender, r.rule, r.perSecond(), r.decisions == 0 ? 0 : 100.0 * r.allowed / r.decisions,
         micros(r.p50), micros(r.p99), micros(r.p999),
         r.decisions == 0 ? 0 : (double) r.commands / r.decisions, r.decisions == 0 ? 0 : (double) r.scripts / r.decisions,
-        r.cpuMicrosPerDecision(), r.bytesPerKey == 0 ? "–" : String.format(Locale.ROOT, "%.0f", r.bytesPerKey),
+        r.cpuMicrosPerDecision(), r.clientCpuMicrosPerDecision(), r.bytesPerKey == 0 ? "–" : String.format(Locale.ROOT, "%.0f", r.bytesPerKey),
         r.redisKeysPerKey,
         r.usedMemoryPerKey == 0 || Workload.named(r.mode).hot() ? "–" : String.format(Locale.ROOT, "%.0f", r.usedMemoryPerKey),
         r.note);

@@ -144,7 +144,9 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
       }
       case TOKEN_BUCKET -> Math.max(period, limit * interval);
       // A request may wait up to max_wait for its slot, then holds the bucket for up to L intervals.
-      case LEAKY_BUCKET -> Math.max(period, r.maxWait().toNanos() / 1000 + limit * interval);
+      // The default max_wait is the longest period of the key's windows: at most the rule's longest.
+      case LEAKY_BUCKET -> Math.max(period, (r.hasExplicitMaxWait() ? r.maxWait().toNanos() / 1000
+          : r.longestPeriodMicros()) + limit * interval);
       default -> period;
     };
   }

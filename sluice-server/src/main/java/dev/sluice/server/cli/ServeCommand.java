@@ -1,6 +1,7 @@
 package dev.sluice.server.cli;
 
 import dev.sluice.Ticker;
+import dev.sluice.memory.MemoryStore;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.SluiceService;
@@ -56,6 +57,16 @@ final class ServeCommand implements Callable<Integer> {
       description = "how long shutdown waits for requests in flight (default: ${DEFAULT-VALUE})")
   Duration drainTimeout;
 
+  @Option(names = "--local-share", defaultValue = "1", paramLabel = "SHARE",
+      description = "share of each limit that rules with failure_mode: local hold in this instance while the store "
+          + "is unreachable, typically 1/instances (default: ${DEFAULT-VALUE})")
+  double localShare;
+
+  @Option(names = "--max-keys", defaultValue = "1000000", paramLabel = "N",
+      description = "memory store only: the most keys held; when full, new keys are denied with store_full "
+          + "(default: ${DEFAULT-VALUE})")
+  long maxKeys;
+
   @Option(names = "--admin-token", defaultValue = "${env:SLUICE_ADMIN_TOKEN}", paramLabel = "TOKEN",
       description = "if set, POST /v1/reset needs 'Authorization: Bearer TOKEN' (default: $SLUICE_ADMIN_TOKEN)")
   String adminToken;
@@ -65,10 +76,19 @@ final class ServeCommand implements Callable<Integer> {
     if (port < 0 || port > 65535) {
       throw new CliException("sluice serve: --port must be between 0 and 65535, was " + port);
     }
-    Store s = Stores.open("sluice serve", store, Ticker.system());
+    if (!(localShare > 0 && localShare <= 1)) {
+      throw new CliException("sluice serve: --local-share must be in (0, 1], was " + localShare);
+    }
+    if (maxKeys < 1) {
+      throw new CliException("sluice serve: --max-keys must be >= 1, was " + maxKeys);
+    }
+    Store s = store.equals("memory")
+        ? MemoryStore.builder().maxKeys(maxKeys).build()
+        : Stores.open("sluice serve", store, Ticker.system());
     LOG.info("store: {}", s.describe());
     SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)
         .withPollInterval(pollInterval).withStoreTimeout(storeTimeout).withDrainTimeout(drainTimeout)
+        .withLocalShare(localShare)
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
     try {

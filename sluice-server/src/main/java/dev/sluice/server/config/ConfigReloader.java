@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConfigReloader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
+  private static final long SETTLE_MILLIS = 100;
 
   /** Told of every reload attempt after the first load. */
   public interface Listener {
@@ -121,7 +122,12 @@ public final class ConfigReloader implements AutoCloseable {
     try {
       next = ConfigFiles.load(contents);
     } catch (ConfigException | RuntimeException e) {
-      fail(e.getMessage());
+      if (settled(contents)) {
+        fail(e.getMessage());
+      } else {
+        // Caught in the middle of a write: judge the file at the next poll, once written.
+        seen = null;
+      }
       return false;
     }
     logWarnings(next);
@@ -131,6 +137,23 @@ public final class ConfigReloader implements AutoCloseable {
     LOG.info("configuration reloaded from {}: {} rules in {} files", path, next.rules().size(), next.sources().size());
     listener.onReload(true, next, null);
     return true;
+  }
+
+  /**
+   * Whether the files still hold {@code contents} a moment later. An editor or a copy that
+   * writes a file in place can be read half-written; such a read must not be reported as a
+   * broken configuration (the last good one stays in force either way).
+   */
+  private boolean settled(Map<Path, String> contents) {
+    try {
+      Thread.sleep(SETTLE_MILLIS);
+      return contents.equals(ConfigFiles.read(path));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    } catch (ConfigException e) {
+      return false;
+    }
   }
 
   private void fail(String error) {

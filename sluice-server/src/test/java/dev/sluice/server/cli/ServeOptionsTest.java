@@ -1,0 +1,23 @@
+package dev.sluice.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Options of {@code sluice serve} that are checked before anything starts. */
+class ServeOptionsTest {
+
+  @Test
+  void aLocalShareOutsideZeroToOneIsAUsageErrorNamingTheOption() {
+    Cli.Run r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--local-share", "1.5");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--local-share must be in (0, 1], was 1.5");
+  }
+
+  @Test
+  void aKeyCapBelowOneIsAUsageErrorNamingTheOption() {
+    Cli.Run r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--max-keys", "0");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--max-keys must be >= 1, was 0");
+  }
+}
