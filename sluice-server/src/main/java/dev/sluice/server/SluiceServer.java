@@ -33,10 +33,10 @@ public final class SluiceServer implements AutoCloseable {
     sb.port(new InetSocketAddress(b.host, b.port), SessionProtocol.HTTP);
     sb.gracefulShutdownTimeout(b.drainQuietPeriod, b.drainTimeout);
     // Every handler runs on the event loop and never blocks (a remote store answers on its own
-    // client's threads), so a loop per CPU keeps them busy; Armeria's default of two per CPU only
-    // adds switches between them.
-    sb.workerGroup(b.eventLoops);
-    // The header names Armeria and its version to anyone, and costs a copy of every answer's headers.
+    // client's threads). Armeria's shared loops, two per CPU, are kept: one per CPU costs about 5%
+    // less CPU per decision but, sharing the CPUs with other processes, it answered fewer
+    // decisions per second (docs/service.md, "Performance notes").
+    // The Server header tells anyone which HTTP library and version answer.
     sb.disableServerHeader();
     new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, b.adminToken).bind(sb);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
@@ -84,7 +84,6 @@ public final class SluiceServer implements AutoCloseable {
     private String adminToken;
     private Duration drainQuietPeriod = Duration.ofMillis(500);
     private Duration drainTimeout = Duration.ofSeconds(15);
-    private int eventLoops = Runtime.getRuntime().availableProcessors();
 
     private Builder() {}
 
@@ -147,19 +146,6 @@ public final class SluiceServer implements AutoCloseable {
     public Builder drain(Duration quietPeriod, Duration timeout) {
       this.drainQuietPeriod = Objects.requireNonNull(quietPeriod, "quietPeriod");
       this.drainTimeout = Objects.requireNonNull(timeout, "timeout");
-      return this;
-    }
-
-    /**
-     * The threads that read requests and answer them (default: one per CPU).
-     *
-     * @throws IllegalArgumentException unless ≥ 1
-     */
-    public Builder eventLoops(int n) {
-      if (n < 1) {
-        throw new IllegalArgumentException("eventLoops must be >= 1, was " + n);
-      }
-      this.eventLoops = n;
       return this;
     }
 

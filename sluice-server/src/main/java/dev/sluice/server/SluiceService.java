@@ -8,6 +8,7 @@ import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.metrics.SluiceMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.util.ResourceLeakDetector;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -96,13 +97,20 @@ public final class SluiceService implements AutoCloseable {
   }
 
   /**
-   * Loads the configuration, starts the server and the reloader.
+   * Loads the configuration, starts the server and the reloader. Turns Netty's buffer leak
+   * sampling off for the process unless {@code -Dio.netty.leakDetection.level} is set.
    *
    * @param store where state lives; closed with the service
    * @throws ConfigException if the configuration is bad (nothing is started then, and the
    *     store is closed)
    */
   public static SluiceService start(Settings s, Store store) throws ConfigException {
+    if (System.getProperty("io.netty.leakDetection.level") == null) {
+      // Netty samples buffers to report leaks of its own; the service gains nothing from it and
+      // pays about a tenth of its CPU per decision (docs/service.md, "Performance notes").
+      // -Dio.netty.leakDetection.level turns it back on. It is a setting of the whole process.
+      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+    }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,6 +93,39 @@ class ServiceFailureTest {
       assertThat(c.get("/metrics").body())
           .contains("sluice_decisions_total{outcome=\"shadow_denied\",rule=\"shadow.rule\"} 1")
           .contains("sluice_decisions_total{outcome=\"allowed\",rule=\"shadow.rule\"} 1");
+    }
+  }
+
+  @Test
+  void requestsWaitingForASlowStoreHoldNoEventLoop() throws Exception {
+    ControllableStore store = new ControllableStore();
+    // More waiting requests than the server has event loops (two per CPU), each from a thread.
+    int waiting = 4 * Runtime.getRuntime().availableProcessors() + 1;
+    ExecutorService clients = Executors.newFixedThreadPool(waiting);
+    try (SluiceService s = start(store, Duration.ofSeconds(30))) {
+      ServiceClient c = new ServiceClient(s.port());
+      store.hold = true;
+      List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
+      for (int i = 0; i < waiting; i++) {
+        String body = "{\"rule\":\"open.rule\",\"key\":\"slow" + i + "\"}";
+        inFlight.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            return c.post("/v1/acquire", body);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }, clients));
+      }
+      AbstractServiceEndToEndTest.awaitWithin(Duration.ofSeconds(10), () -> store.pending.get() == waiting);
+      assertThat(c.get("/healthz").statusCode()).isEqualTo(200);
+      assertThat(c.post("/v1/acquire", "{\"rule\":\"nope\",\"key\":\"k\"}").statusCode()).isEqualTo(400);
+      assertThat(inFlight).noneMatch(CompletableFuture::isDone);
+      store.release();
+      for (CompletableFuture<HttpResponse<String>> f : inFlight) {
+        assertThat(f.get(10, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+      }
+    } finally {
+      clients.shutdownNow();
     }
   }
 

@@ -6,7 +6,6 @@ import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.SluiceService;
 import dev.sluice.spi.Store;
-import io.netty.util.ResourceLeakDetector;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -76,12 +75,6 @@ final class ServeCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     if (port < 0 || port > 65535) {
       throw new CliException("sluice serve: --port must be between 0 and 65535, was " + port);
-    }
-    if (System.getProperty("io.netty.leakDetection.level") == null) {
-      // The check samples buffers on every connection to report leaks of the I/O layer's own;
-      // this process only serves, so its cost buys nothing. -Dio.netty.leakDetection.level
-      // turns it back on.
-      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
     }
     if (!(localShare > 0 && localShare <= 1)) {
       throw new CliException("sluice serve: --local-share must be in (0, 1], was " + localShare);

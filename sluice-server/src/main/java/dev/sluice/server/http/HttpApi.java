@@ -42,6 +42,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,30 +97,27 @@ public final class HttpApi {
   }
 
   private interface BodyHandler {
-    CompletionStage<HttpResponse> handle(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException;
+    /** The answer, or a stage of it ({@link #answer}) when it comes later. */
+    HttpResponse handle(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException;
   }
 
   /**
    * Reads the whole body (bounded), runs {@code h}, and turns every failure into a JSON error.
    *
-   * <p>The route is unary, so Armeria hands over the body already read. When the handler's
-   * stage is already complete, as it is for a store in process memory, the answer is returned
-   * as it is, with nothing deferred: the request is decided and answered on the event loop
-   * that read it, without a hop. A remote store answers later, on its client's thread; the
-   * event loop never waits for it.
+   * <p>The route is unary, so Armeria hands over the body already read, and the request is
+   * decided and answered on the event loop that read it, without a hop. A decision already made
+   * (a store in process memory) is answered at once, with nothing deferred; a remote store
+   * answers later, on its client's thread, and the event loop never waits for it.
    */
   private HttpService body(BodyHandler h) {
     return new HttpService() {
       @Override
       public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
-        CompletableFuture<HttpResponse> res = req.aggregate().thenCompose(agg -> {
-          try {
-            return h.handle(ctx, agg);
-          } catch (ApiException e) {
-            return CompletableFuture.completedFuture(error(e));
-          }
-        }).exceptionally(HttpApi.this::failure);
-        return res.isDone() ? res.join() : HttpResponse.of(res);
+        CompletableFuture<AggregatedHttpRequest> body = req.aggregate();
+        if (body.isDone() && !body.isCompletedExceptionally()) {
+          return handle(h, ctx, body.join());
+        }
+        return HttpResponse.of(body.thenApply(agg -> handle(h, ctx, agg)).exceptionally(HttpApi.this::failure));
       }
 
       @Override
@@ -127,6 +125,25 @@ public final class HttpApi {
         return ExchangeType.UNARY;
       }
     };
+  }
+
+  private HttpResponse handle(BodyHandler h, ServiceRequestContext ctx, AggregatedHttpRequest agg) {
+    try {
+      return h.handle(ctx, agg);
+    } catch (ApiException e) {
+      return error(e);
+    } catch (RuntimeException e) {
+      return failure(e);
+    }
+  }
+
+  /** {@code stage}'s answer: now if it is there, else later; a failure becomes a JSON error. */
+  private <T> HttpResponse answer(CompletionStage<T> stage, Function<T, HttpResponse> respond) {
+    CompletableFuture<T> f = stage.toCompletableFuture();
+    if (f.isDone() && !f.isCompletedExceptionally()) {
+      return respond.apply(f.join());
+    }
+    return HttpResponse.of(f.thenApply(respond).exceptionally(this::failure));
   }
 
   private HttpResponse failure(Throwable t) {
@@ -155,10 +172,9 @@ public final class HttpApi {
     return error(new ApiException(503, "unavailable", "the request could not be decided; try again"));
   }
 
-  private CompletionStage<HttpResponse> acquire(ServiceRequestContext ctx, AggregatedHttpRequest req)
-      throws ApiException {
+  private HttpResponse acquire(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
     Request r = requests.acquire(req.content().array(), limiter.rules());
-    return limiter.acquireAsync(r).thenApply(this::decisionResponse);
+    return answer(limiter.acquireAsync(r), this::decisionResponse);
   }
 
   private HttpResponse decisionResponse(Decision d) {
@@ -176,8 +192,7 @@ public final class HttpApi {
     return HttpResponse.of(h.build(), DecisionJson.httpBody(d));
   }
 
-  private CompletionStage<HttpResponse> reset(ServiceRequestContext ctx, AggregatedHttpRequest req)
-      throws ApiException {
+  private HttpResponse reset(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
     if (adminToken != null) {
       String auth = req.headers().get("authorization");
       byte[] given = auth != null && auth.startsWith("Bearer ")
@@ -188,7 +203,7 @@ public final class HttpApi {
     }
     Item it = requests.ruleAndKey(req.content().array(), limiter.rules());
     LOG.info("reset of rule '{}' for one key requested", it.rule());
-    return limiter.reset(it.rule(), it.key()).thenApply(v -> json(HttpStatus.OK,
+    return answer(limiter.reset(it.rule(), it.key()), v -> json(HttpStatus.OK,
         write(g -> {
           g.writeStartObject();
           g.writeBooleanField("reset", true);
