@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,25 +9,49 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * The decision script, assembled once from fixed resource files (shared definitions, one file per
- * algorithm, the transaction driver); no value is ever part of its text. Run with EVALSHA; a
- * server that answers NOSCRIPT (restarted, failed over, {@code SCRIPT FLUSH}) did not run it, so
- * the same call is sent once more as EVAL, which runs the script and caches it again. A request
- * is therefore never counted twice.
+ * The decision code, assembled once from fixed resource files (shared definitions, one file per
+ * algorithm, the transaction driver); no value is ever part of its text. It runs as a library of
+ * Redis Functions where the server has them (Redis 7.0+, Valkey 7.2+), else as a script:
+ *
+ * <ul>
+ *   <li>{@code FCALL}: the library's top level (its functions, tables and caches) is built once,
+ *       at {@code FUNCTION LOAD}, not on every call as a script's is. Its name carries a hash of
+ *       its text, so two versions of Sluice never replace each other's library mid-upgrade.
+ *   <li>A server that answers "Function not found" (restarted without persistence, {@code
+ *       FUNCTION FLUSH}, a new node) did not run the call: it is decided by the script instead,
+ *       and the library is loaded again (once, however many calls found it missing).
+ *   <li>A server without functions, or a user whose ACL lacks {@code FCALL} or {@code FUNCTION
+ *       LOAD}, makes the connection use the script from then on: {@code EVALSHA}, and on {@code
+ *       NOSCRIPT} (which also guarantees it did not run) the same call once more as {@code EVAL}.
+ * </ul>
+ *
+ * <p>A request is therefore never counted twice.
  */
 final class DecisionScript {
   static final List<String> PARTS = List.of(
       "prelude.lua", "sliding_log.lua", "sliding_window.lua", "fixed_window.lua", "token_bucket.lua",
       "leaky_bucket.lua", "decide.lua");
 
-  static final byte[] TEXT = assemble();
+  private static final byte[] BODY = assemble();
+  /** The script: the body, then the call of its transaction with the script's KEYS and ARGV. */
+  static final byte[] TEXT = concat(BODY, "return decide(KEYS, ARGV)\n");
   static final String SHA = sha1(TEXT);
+  /** Library and function name: the hash of the code tells versions apart. */
+  static final String FUNCTION = "sluice_" + sha1(BODY).substring(0, 16);
+  /** The library: the same body, registering the transaction as {@link #FUNCTION}. */
+  static final String LIBRARY = "#!lua name=" + FUNCTION + "\n" + new String(BODY, StandardCharsets.UTF_8)
+      + "redis.register_function('" + FUNCTION + "', decide)\n";
 
   private DecisionScript() {}
 
@@ -46,6 +71,13 @@ final class DecisionScript {
     return out.toByteArray();
   }
 
+  private static byte[] concat(byte[] a, String b) {
+    byte[] tail = b.getBytes(StandardCharsets.UTF_8);
+    byte[] out = Arrays.copyOf(a, a.length + tail.length);
+    System.arraycopy(tail, 0, out, a.length, tail.length);
+    return out;
+  }
+
   private static String sha1(byte[] text) {
     try {
       return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text));
@@ -54,20 +86,84 @@ final class DecisionScript {
     }
   }
 
-  /** One evaluation: EVALSHA, and EVAL once if the server does not have the script. */
-  static CompletableFuture<List<Object>> run(Link link, byte[][] keys, byte[][] args) {
-    return link.evalsha(SHA, keys, args).exceptionallyCompose(e -> {
+  /**
+   * Loads the library on every master, so the first decisions need no detour; a server without
+   * functions (or a user not allowed them) switches the link to the script. Waits at most {@code
+   * timeout}: any other failure is left to {@link #run}, which loads it again when needed.
+   */
+  static void prepare(Link link, Duration timeout) {
+    try {
+      link.loadLibrary(LIBRARY).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (isUnsupported(e.getCause())) {
+        link.useScript();
+      }
+    } catch (TimeoutException e) {
+      // Still loading, or the server is slow: run() deals with a missing library.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One decision call: FCALL, or the script where the library is missing or unsupported. */
+  static <T> CompletableFuture<T> run(Link link, ScriptOutputType type, byte[][] keys, byte[][] args) {
+    if (!link.usesFunctions()) {
+      return script(link, type, keys, args);
+    }
+    return link.<T>fcall(FUNCTION, type, keys, args).exceptionallyCompose(e -> {
+      if (isFunctionNotFound(e)) {
+        link.reloadLibrary(LIBRARY).exceptionally(f -> {
+          if (isUnsupported(f)) {
+            link.useScript();
+          }
+          return null;
+        });
+        return script(link, type, keys, args);
+      }
+      if (isUnsupported(e)) {
+        link.useScript();
+        return script(link, type, keys, args);
+      }
+      return CompletableFuture.failedFuture(e);
+    });
+  }
+
+  private static <T> CompletableFuture<T> script(Link link, ScriptOutputType type, byte[][] keys, byte[][] args) {
+    return link.<T>evalsha(SHA, type, keys, args).exceptionallyCompose(e -> {
       if (isNoScript(e)) {
-        return link.eval(TEXT, keys, args);
+        return link.eval(TEXT, type, keys, args);
       }
       return CompletableFuture.failedFuture(e);
     });
   }
 
   static boolean isNoScript(Throwable e) {
-    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    return t instanceof RedisNoScriptException
-        || t.getMessage() != null && t.getMessage().startsWith("NOSCRIPT");
+    String m = message(e);
+    return unwrap(e) instanceof RedisNoScriptException || m.startsWith("NOSCRIPT");
+  }
+
+  /** The call did not run: the server has no such function (yet, or any more). */
+  static boolean isFunctionNotFound(Throwable e) {
+    return message(e).startsWith("ERR Function not found");
+  }
+
+  /** The server has no functions (Redis before 7.0), or the user may not call or load them. */
+  static boolean isUnsupported(Throwable e) {
+    String m = message(e);
+    return m.startsWith("NOPERM") || m.startsWith("ERR unknown command");
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    Throwable t = e;
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  private static String message(Throwable e) {
+    String m = unwrap(e).getMessage();
+    return m == null ? "" : m;
   }
 
   static String text() {

@@ -141,7 +141,7 @@ final class ItemShape {
   static byte[] jsonArray(List<?> values) {
     int length = 2;
     for (int i = 0; i < values.size(); i++) {
-      length += digits(Replies.num(values, i)) + (i > 0 ? 1 : 0);
+      length += digits(num(values, i)) + (i > 0 ? 1 : 0);
     }
     byte[] b = new byte[length];
     b[0] = '[';
@@ -150,10 +150,18 @@ final class ItemShape {
       if (i > 0) {
         b[at++] = ',';
       }
-      at = write(b, at, Replies.num(values, i));
+      at = write(b, at, num(values, i));
     }
     b[at] = ']';
     return b;
+  }
+
+  private static long num(List<?> list, int i) {
+    Object o = list.get(i);
+    if (!(o instanceof Long)) {
+      throw new IllegalStateException("undo record element " + i + " is " + o + ", expected an integer");
+    }
+    return (Long) o;
   }
 
   /** Characters of {@code v} in decimal. */

@@ -7,12 +7,14 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisFunctionAsyncCommands;
 import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.async.AsyncExecutions;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
@@ -24,6 +26,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -34,9 +38,16 @@ import java.util.function.Supplier;
 final class Link implements AutoCloseable {
   private final boolean clustered;
   private final RedisScriptingAsyncCommands<byte[], byte[]> scripting;
+  private final RedisFunctionAsyncCommands<byte[], byte[]> functions;
   private final RedisKeyAsyncCommands<byte[], byte[]> keys;
+  /** Loads a library on the server, or on every master of a Cluster. */
+  private final Function<String, CompletableFuture<Void>> loader;
   private final Supplier<CompletableFuture<String>> ping;
   private final Runnable shutdown;
+  /** False once the server or the user turned out to have no functions: scripts from then on. */
+  private volatile boolean usesFunctions = true;
+  /** The library load under way, if any: calls that find the library missing share it. */
+  private final AtomicReference<CompletableFuture<Void>> loading = new AtomicReference<>();
   /**
    * Lettuce's default reconnection backoff (1, 2, 4… ms) capped at 1 s instead of 30 s: after a
    * long outage the store is used again within a second of its return, not up to 30 s later,
@@ -61,10 +72,13 @@ final class Link implements AutoCloseable {
   };
 
   private Link(boolean clustered, RedisScriptingAsyncCommands<byte[], byte[]> scripting,
-      RedisKeyAsyncCommands<byte[], byte[]> keys, Supplier<CompletableFuture<String>> ping, Runnable shutdown) {
+      RedisFunctionAsyncCommands<byte[], byte[]> functions, RedisKeyAsyncCommands<byte[], byte[]> keys,
+      Function<String, CompletableFuture<Void>> loader, Supplier<CompletableFuture<String>> ping, Runnable shutdown) {
     this.clustered = clustered;
     this.scripting = scripting;
+    this.functions = functions;
     this.keys = keys;
+    this.loader = loader;
     this.ping = ping;
     this.shutdown = shutdown;
   }
@@ -90,7 +104,12 @@ final class Link implements AutoCloseable {
       try {
         StatefulRedisClusterConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE);
         c.setTimeout(commandTimeout);
-        return new Link(true, c.async(), c.async(), () -> c.async().ping().toCompletableFuture(), () -> {
+        Function<String, CompletableFuture<Void>> loader = code -> {
+          // Every master, so that any slot finds it; a node that joins later gets it on its first miss.
+          AsyncExecutions<String> loads = c.async().upstream().commands().functionLoad(code, true);
+          return CompletableFuture.allOf(loads.futures()).thenApply(v -> null);
+        };
+        return new Link(true, c.async(), c.async(), c.async(), loader, () -> c.async().ping().toCompletableFuture(), () -> {
           c.close();
           client.shutdown();
           shutdown(resources);
@@ -111,7 +130,9 @@ final class Link implements AutoCloseable {
     try {
       StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE, uri);
       c.setTimeout(commandTimeout);
-      return new Link(false, c.async(), c.async(), () -> c.async().ping().toCompletableFuture(), () -> {
+      Function<String, CompletableFuture<Void>> loader =
+          code -> c.async().functionLoad(code, true).toCompletableFuture().thenApply(name -> null);
+      return new Link(false, c.async(), c.async(), c.async(), loader, () -> c.async().ping().toCompletableFuture(), () -> {
         c.close();
         client.shutdown();
         shutdown(resources);
@@ -137,12 +158,50 @@ final class Link implements AutoCloseable {
     return SlotHash.getSlot(key);
   }
 
-  CompletableFuture<List<Object>> evalsha(String sha, byte[][] keyNames, byte[][] args) {
-    return scripting.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keyNames, args).toCompletableFuture();
+  <T> CompletableFuture<T> evalsha(String sha, ScriptOutputType type, byte[][] keyNames, byte[][] args) {
+    return scripting.<T>evalsha(sha, type, keyNames, args).toCompletableFuture();
   }
 
-  CompletableFuture<List<Object>> eval(byte[] script, byte[][] keyNames, byte[][] args) {
-    return scripting.<List<Object>>eval(script, ScriptOutputType.MULTI, keyNames, args).toCompletableFuture();
+  <T> CompletableFuture<T> eval(byte[] script, ScriptOutputType type, byte[][] keyNames, byte[][] args) {
+    return scripting.<T>eval(script, type, keyNames, args).toCompletableFuture();
+  }
+
+  <T> CompletableFuture<T> fcall(String function, ScriptOutputType type, byte[][] keyNames, byte[][] args) {
+    return functions.<T>fcall(function, type, keyNames, args).toCompletableFuture();
+  }
+
+  boolean usesFunctions() {
+    return usesFunctions;
+  }
+
+  void useScript() {
+    usesFunctions = false;
+  }
+
+  /** FUNCTION LOAD REPLACE, on every master of a Cluster. */
+  CompletableFuture<Void> loadLibrary(String code) {
+    return loader.apply(code);
+  }
+
+  /** As {@link #loadLibrary}, but joins a load already under way instead of starting another. */
+  CompletableFuture<Void> reloadLibrary(String code) {
+    while (true) {
+      CompletableFuture<Void> current = loading.get();
+      if (current != null && !current.isDone()) {
+        return current;
+      }
+      CompletableFuture<Void> mine = new CompletableFuture<>();
+      if (loading.compareAndSet(current, mine)) {
+        loader.apply(code).whenComplete((v, e) -> {
+          if (e != null) {
+            mine.completeExceptionally(e);
+          } else {
+            mine.complete(null);
+          }
+        });
+        return mine;
+      }
+    }
   }
 
   CompletableFuture<Long> del(byte[] key) {

@@ -7,6 +7,7 @@ import dev.sluice.Window;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
+import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -110,7 +111,7 @@ public final class RedisStore implements Store {
       for (int i = 0; i < all.length; i++) {
         all[i] = i;
       }
-      return DecisionScript.run(link, keys, args(DECIDE, time, items, shape, all, null))
+      return DecisionScript.<byte[]>run(link, ScriptOutputType.VALUE, keys, args(DECIDE, time, items, shape, all, null))
           .thenApply(reply -> {
             decidedAt(reply, time);
             return Replies.decode(reply, items);
@@ -120,7 +121,7 @@ public final class RedisStore implements Store {
   }
 
   /** Records the time a script decided at; {@code time} is the explicit time sent, or empty. */
-  void decidedAt(List<?> report, byte[] time) {
+  void decidedAt(byte[] report, byte[] time) {
     long t = Replies.time(report);
     (time.length == 0 ? latestStoreTime : latestExplicitTime).accumulateAndGet(t, Math::max);
   }
@@ -332,6 +333,7 @@ public final class RedisStore implements Store {
     public RedisStore build() {
       Endpoint endpoint = Endpoint.parse(uri);
       Link link = Link.open(endpoint, connectTimeout, commandTimeout, requestQueueSize);
+      DecisionScript.prepare(link, connectTimeout);
       return new RedisStore(this, endpoint, link);
     }
   }

@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import dev.sluice.ItemDecision;
 import dev.sluice.spi.ResolvedItem;
+import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,12 +48,12 @@ final class ShardedDecision {
       this.which = which;
     }
 
-    List<?> after() {
-      return (List<?>) reply.get(0);
+    byte[] after() {
+      return (byte[]) reply.get(0);
     }
 
-    List<?> before() {
-      return (List<?>) reply.get(1);
+    byte[] before() {
+      return (byte[]) reply.get(1);
     }
 
     List<?> undo(int n) {
@@ -69,7 +70,7 @@ final class ShardedDecision {
     CompletableFuture<?>[] calls = new CompletableFuture<?>[bySlot.size()];
     for (List<Integer> idx : bySlot.values()) {
       Group g = new Group(idx.stream().mapToInt(Integer::intValue).toArray());
-      calls[groups.size()] = DecisionScript.run(store.link(), keysOf(g.which),
+      calls[groups.size()] = DecisionScript.<List<?>>run(store.link(), ScriptOutputType.MULTI, keysOf(g.which),
               store.args(RedisStore.reserveMode(), time, items, shape, g.which, null))
           .handle((reply, err) -> {
             g.reply = reply;
@@ -133,7 +134,7 @@ final class ShardedDecision {
         continue;
       }
       int[] which = idx.stream().mapToInt(Integer::intValue).toArray();
-      calls.add(DecisionScript.run(store.link(), keysOf(which),
+      calls.add(DecisionScript.<List<?>>run(store.link(), ScriptOutputType.MULTI, keysOf(which),
               store.args(RedisStore.refundMode(), new byte[0], items, shape, which, undo))
           .whenComplete((r, e) -> {
             if (e != null) {

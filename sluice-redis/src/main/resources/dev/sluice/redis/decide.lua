@@ -1,7 +1,9 @@
 -- The transaction: decide every item of the request on this shard, all or nothing.
 --
--- KEYS[k]: the state of item k.
--- ARGV: mode, time, ttl slack (ms), then one argument per item (see read_item in prelude.lua);
+-- decide(keys, args) is the library's function (FCALL) or, called by the script's last line,
+-- the script (EVALSHA); keys and args are KEYS and ARGV.
+-- keys[k]: the state of item k.
+-- args: mode, time, ttl slack (ms), then one argument per item (see read_item in prelude.lua);
 -- in mode 'u' each item is followed by its undo record, a JSON array.
 --   'd' decide: evaluate all, commit every fitting item if every enforced item fits, report.
 --   'r' reserve: the same, for one shard of a Cluster request that spans shards; also returns
@@ -11,15 +13,13 @@
 -- time: microseconds since the epoch, or '' for the server's clock (TIME). Explicit time is for
 -- replay and tests; the server's clock is what lets instances with skewed clocks agree.
 --
--- Reply ('d'): the time decided at, then per item {reason, wait} and per window {remaining,
--- retry, reset}, flattened; durations in microseconds. An item is allowed when its reason is 0
--- (none); a window is exceeded when its retry is not 0 (-1: never; every algorithm reports a
--- positive retry for a window it finds exceeded).
+-- Reply ('d'): a report, one string of little-endian int64: the time decided at, then per item
+-- {reason, wait} and per window {remaining, retry, reset}; durations in microseconds. An item is
+-- allowed when its reason is 0 (none); a window is exceeded when its retry is not 0 (-1: never;
+-- every algorithm reports a positive retry for a window it finds exceeded). One string costs
+-- the server a third of what an array of as many integers costs to reply.
 -- ('r'): {report after, report before, undo record of item 1, ..., of item n}.
 -- ('u'): {number of items}.
-
-local mode = ARGV[1]
-local nargs = #ARGV
 
 -- Only the algorithms a request uses are built (see Cost in prelude.lua).
 local function algorithm(code)
@@ -31,94 +31,144 @@ local function algorithm(code)
   return a
 end
 
-if mode == 'u' then
-  local k = 0
-  for pos = 4, nargs, 2 do
-    k = k + 1
-    local it = read_item(ARGV[pos])
-    algorithm(it.alg).refund(KEYS[k], it, cjson.decode(ARGV[pos + 1]))
+-- Decoded item arguments by argument. An argument is fixed by its rule but for the cost and the
+-- fresh time, so a handful of rules make a handful of entries; ITEM_CACHE bounds it anyway
+-- (costs can be anything), by starting afresh when full.
+local ITEM_CACHE = 1000
+local items_by_arg, cached_items = {}, 0
+
+local function item(arg)
+  local it = items_by_arg[arg]
+  if it then
+    return it
   end
-  return {k}
+  it = read_item(arg)
+  it.a = algorithm(it.alg)
+  if it.a.prepare then
+    it.a.prepare(it)
+  end
+  if cached_items >= ITEM_CACHE then
+    items_by_arg, cached_items = {}, 0
+  end
+  items_by_arg[arg] = it
+  cached_items = cached_items + 1
+  return it
 end
 
-local now
-if ARGV[2] == '' then
-  -- Lua converts the seconds and microseconds strings itself, at half the cost of tonumber.
-  local t = redis.call('TIME')
-  now = t[1] * 1000000 + t[2]
-else
-  now = tonumber(ARGV[2])
+-- Per call: the items and their states (see prelude.lua), and the report's numbers, reused from
+-- call to call (entries beyond the call's count are stale and never read).
+local ITEMS, STATES, OUT = {}, {}, {}
+
+-- struct formats of the report, by the count of numbers. A struct call takes every value on the
+-- Lua stack (about 8000), so long reports are packed in chunks of CHUNK.
+local REPORT_FORMATS = {}
+local function report_format(count)
+  local f = REPORT_FORMATS[count]
+  if not f then
+    f = '<' .. string.rep('i8', count)
+    REPORT_FORMATS[count] = f
+  end
+  return f
 end
 
--- Per item: its arguments, it.a its algorithm and it.s its state, which also holds the
--- evaluation (see prelude.lua).
-local items = {}
-local enforced_fit = true
-local n = nargs - 3
-for k = 1, n do
-  local it = read_item(ARGV[k + 3])
-  local alg = algorithm(it.alg)
-  local s = alg.load(KEYS[k], it)
-  it.a, it.s = alg, s
-  -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
-  local t = now
-  if s.present and s.last > t then
-    t = s.last
-  end
-  s.t = t
-  -- A cost larger than a window's limit can never be admitted.
-  for i = 1, it.n do
-    if it.cost > it.limit[i] then
-      exceed(s, i, -1, REASON_COST)
-    end
-  end
-  if s.fits then
-    alg.evaluate(s, it, t)
-  end
-  if not s.fits and not it.shadow then
-    enforced_fit = false
-  end
-  items[k] = it
-end
-
-local function report()
-  local out = {now}
+local function report(now, n)
+  local out = OUT
+  out[1] = now
   local o = 1
   for k = 1, n do
-    local it = items[k]
-    local s = it.s
+    local it, s = ITEMS[k], STATES[k]
     out[o + 1] = s.reason
     out[o + 2] = s.fits and s.start and (s.start - s.t) or 0
     o = it.a.report(s, it, s.t, out, o + 2)
   end
-  return out
+  if o <= CHUNK then
+    return struct.pack(report_format(o), unpack(out, 1, o))
+  end
+  local parts = {}
+  for from = 1, o, CHUNK do
+    local to = math.min(o, from + CHUNK - 1)
+    parts[#parts + 1] = struct.pack(report_format(to - from + 1), unpack(out, from, to))
+  end
+  return table.concat(parts)
 end
 
--- Reserve mode: {report after, report before, undo record of each item}.
-local reply
-if mode == 'r' then
-  reply = {false, report()}
-end
-for k = 1, n do
-  local it = items[k]
-  local s = it.s
-  local undo = nil
-  if reply then
-    undo = {}
-    reply[k + 2] = undo
+local function decide(keys, args)
+  local mode = args[1]
+  local nargs = #args
+  if args[3] ~= slack_arg then
+    slack_arg, slack_ms = args[3], tonumber(args[3])
   end
-  -- Shadow items never block the others, and are consumed only when they fit.
-  if enforced_fit and s.fits and it.cost > 0 then
-    it.a.commit(s, it, s.t, undo)
-  elseif not s.present then
-    it.a.create(s, it, s.t)
-  elseif s.t > s.last then
-    it.a.touch(s, it, s.t)
-  end
-end
 
-if not reply then
-  return report()
+  if mode == 'u' then
+    local k = 0
+    for pos = 4, nargs, 2 do
+      k = k + 1
+      local it = item(args[pos])
+      it.a.refund(keys[k], it, cjson.decode(args[pos + 1]))
+    end
+    return {k}
+  end
+
+  local now
+  if args[2] == '' then
+    -- Lua converts the seconds and microseconds strings itself, at half the cost of tonumber.
+    local t = redis.call('TIME')
+    now = t[1] * 1000000 + t[2]
+  else
+    now = tonumber(args[2])
+  end
+
+  local enforced_fit = true
+  local n = nargs - 3
+  for k = 1, n do
+    local it = item(args[k + 3])
+    local s = it.a.load(keys[k], it)
+    -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
+    local t = now
+    if s.present and s.last > t then
+      t = s.last
+    end
+    s.t = t
+    local over = it.over
+    if over then
+      for j = 1, #over do
+        exceed(s, over[j], -1, REASON_COST)
+      end
+    end
+    if s.fits then
+      it.a.evaluate(s, it, t)
+    end
+    if not s.fits and not it.shadow then
+      enforced_fit = false
+    end
+    ITEMS[k], STATES[k] = it, s
+  end
+
+  -- Reserve mode: {report after, report before, undo record of each item}.
+  local reply
+  if mode == 'r' then
+    reply = {false, report(now, n)}
+  end
+  for k = 1, n do
+    local it, s = ITEMS[k], STATES[k]
+    local undo = nil
+    if reply then
+      undo = {}
+      reply[k + 2] = undo
+    end
+    -- Shadow items never block the others, and are consumed only when they fit.
+    if enforced_fit and s.fits and it.cost > 0 then
+      it.a.commit(s, it, s.t, undo)
+    elseif not s.present then
+      it.a.create(s, it, s.t)
+    elseif s.t > s.last then
+      it.a.touch(s, it, s.t)
+    end
+  end
+
+  if not reply then
+    return report(now, n)
+  end
+  reply[1] = report(now, n)
+  return reply
 end
-reply[1] = report()
-return reply

@@ -1,17 +1,24 @@
 -- Sluice decision script: shared definitions.
 --
--- The script is assembled, once, from fixed resource files in this order: prelude.lua, one
--- file per algorithm, decide.lua. No value is ever spliced into the text: every number comes
--- in ARGV, every key in KEYS, so one SHA serves every request.
+-- The code is assembled, once, from fixed resource files in this order: prelude.lua, one file
+-- per algorithm, decide.lua, and one closing line. No value is ever spliced into the text: every
+-- number comes in the arguments, every key in the keys, so one text serves every request. It runs
+-- in one of two ways (see "The script" in docs/redis.md):
+--   - as a library of Redis Functions (Redis >= 7.0, Valkey >= 7.2), loaded once per server with
+--     FUNCTION LOAD and called with FCALL. The top level of the text then runs once, at load:
+--     the local functions, constant tables and the caches below are built once and live as long
+--     as the library;
+--   - as a script (EVALSHA), where Redis runs the whole text on every call: what is defined at the
+--     top level is built anew each time, and the caches below last one call.
 --
--- Cost. Redis runs the whole text on every call, so what is defined at the top level is built
--- anew each time: each algorithm file therefore only registers a factory, and decide.lua runs
--- the factories of the algorithms a request uses. Tables are what costs most in Lua here (a
--- table with a dozen fields costs about half a Redis command; one that grows past its
--- constructor is rehashed, which costs more than building it), so each table is made once by a
--- constructor that names every field it will hold. The common decision runs three Redis
--- commands: TIME, one read of the key, one write (SET with PX sets value and TTL at once). See
--- "Script cost" in docs/redis.md.
+-- Cost. Each algorithm file only registers a factory, and decide.lua runs the factories of the
+-- algorithms a request uses (once per library, or once per script call). Tables are what costs
+-- most in Lua here (a table with a dozen fields costs about half a Redis command; one that grows
+-- past its constructor is rehashed, which costs more than building it), so each table is made
+-- once by a constructor that names every field it will hold, and what every call needs (an
+-- item's decoded arguments, the report buffer) is kept for the next call when running as a
+-- library. The common decision runs three Redis commands: TIME, one read of the key, one write
+-- (SET with PX sets value and TTL at once). See "Script cost" in docs/redis.md.
 --
 -- Numbers. Lua numbers are doubles, exact for integers up to 2^53. Times are microseconds since
 -- the Unix epoch (about 1.8e15 today, below 2^51); the Java side rejects explicit times, periods
@@ -55,6 +62,10 @@ end
 -- token_bucket (4) and leaky_bucket (5) in aux1, bucket width and bucket count for
 -- sliding_window (2) in aux1 and aux2. One JSON argument decodes in C at about half the cost of
 -- a separate argument converted by tonumber per number.
+--
+-- The result depends on nothing but the argument, and is never changed once made: decide.lua
+-- keeps it for later calls with the same argument (see item there). `a` is its algorithm's
+-- functions, and `over` the windows whose limit the cost exceeds (false: none), set there too.
 local function read_item(arg)
   local v = cjson.decode(arg)
   local alg, n = v[1], v[6]
@@ -69,6 +80,8 @@ local function read_item(arg)
   if aux > 0 then aux1 = {} end
   if aux > 1 then aux2 = {} end
   local longest, maxlimit = 0, 0
+  local cost = v[2]
+  local over = false
   local p = 8
   for i = 1, n do
     local l, w = v[p], v[p + 1]
@@ -77,13 +90,17 @@ local function read_item(arg)
     if l > maxlimit then maxlimit = l end
     if aux1 then aux1[i] = v[p + 2] end
     if aux2 then aux2[i] = v[p + 3] end
+    -- A cost larger than a window's limit can never be admitted.
+    if cost > l then
+      if not over then over = {} end
+      over[#over + 1] = i
+    end
     p = p + 2 + aux
   end
-  -- `a` and `s` are the algorithm's functions and the item's state, set by decide.lua.
   return {
-    alg = alg, cost = v[2], fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
+    alg = alg, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
     extra = v[7], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
-    longest = longest, maxlimit = maxlimit, a = false, s = false,
+    longest = longest, maxlimit = maxlimit, over = over, a = false, fields = false, offsets = false,
   }
 end
 
@@ -160,14 +177,18 @@ local function store_last(key, last)
   redis.call('SETRANGE', key, 4, struct.pack('<i8', last))
 end
 
+-- The TTL slack in milliseconds, from the call's arguments: decide.lua sets it before anything
+-- is decided, converting the argument only when it changes (once per library, in practice).
+local slack_arg, slack_ms = false, 0
+
 -- The TTL a commit sets, in milliseconds: no shorter than the longest window, and no shorter than
 -- the time the state still matters (`need` microseconds from now), plus a slack that covers
 -- clock steps between a master and its replicas and explicit (test or replay) times that move
--- slower than real time. The slack is ARGV[3], read only by decisions that write a TTL.
+-- slower than real time.
 local function ttl_ms(it, need)
   local span = it.longest
   if need > span then span = need end
-  return -floordiv(-span, 1000) + tonumber(ARGV[3])
+  return -floordiv(-span, 1000) + slack_ms
 end
 
 -- Factories by algorithm code; each returns the algorithm's functions (load, evaluate, commit,

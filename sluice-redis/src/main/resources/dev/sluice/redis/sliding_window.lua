@@ -8,28 +8,27 @@
 -- Mirrors dev.sluice.memory.SlidingWindowState.
 
 ALGORITHMS[2] = function()
-  local function fields(it)
-    local total = 0
-    for i = 1, it.n do total = total + 2 * (it.aux2[i] + 1) end
-    return total
+  -- Once per item argument: it.fields, the int64 fields of the value after its header, and
+  -- it.offsets[i], the position in those fields of window i's slot 0.
+  local function prepare(it)
+    local offsets, pos = {}, 1
+    for i = 1, it.n do
+      offsets[i] = pos
+      pos = pos + 2 * (it.aux2[i] + 1)
+    end
+    it.fields, it.offsets = pos - 1, offsets
   end
 
   local function load(key, it)
-    local count = fields(it)
+    local count = it.fields
     local f, last = load_fields(key, it, count)
     local present = f ~= nil
     if not f then
       f = {}
       for i = 1, count do f[i] = 0 end
     end
-    -- base[i]: position in f of window i's slot 0.
-    local base, pos = {}, 1
-    for i = 1, it.n do
-      base[i] = pos
-      pos = pos + 2 * (it.aux2[i] + 1)
-    end
     return {
-      key = key, present = present, last = last or 0, f = f, count = count, base = base,
+      key = key, present = present, last = last or 0, f = f, count = count, base = it.offsets,
       buckets = false, sums = false, curs = false,
       t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
@@ -168,7 +167,7 @@ ALGORITHMS[2] = function()
   end
 
   return {
-    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+    prepare = prepare, load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
     report = report, refund = refund,
   }
 end

@@ -69,8 +69,8 @@ class RedisStoreTest {
     Rule log = Rule.builder(unique("rt.log")).window(20, Duration.ofMinutes(1)).window(5, Duration.ofSeconds(3)).build();
     Rule bucket = Rule.builder(unique("rt.bucket")).algorithm(Algorithm.TOKEN_BUCKET).window(10, Duration.ofSeconds(1)).build();
     try (RedisStore store = RedisStore.connect(redis.get().uri())) {
-      store.decideSync(now(log, "warm", 1)); // the first EVALSHA may load the script
-      long evalshaBefore = redis.get().commandCalls("evalsha");
+      store.decideSync(now(log, "warm", 1));
+      long fcallBefore = redis.get().commandCalls("fcall");
       List<String> commands;
       try (Monitor m = Monitor.start(redis.get().port())) {
         for (int i = 0; i < 20; i++) {
@@ -86,23 +86,51 @@ class RedisStoreTest {
         }
         commands = m.clientCommands();
       }
-      assertThat(commands).hasSize(41).containsOnly("EVALSHA");
-      assertThat(redis.get().commandCalls("evalsha") - evalshaBefore).isEqualTo(41);
+      assertThat(commands).hasSize(41).containsOnly("FCALL");
+      assertThat(redis.get().commandCalls("fcall") - fcallBefore).isEqualTo(41);
     }
   }
 
   @Test
   void scriptFlushDuringTrafficFailsNoDecisionAndCountsNoneTwice() throws Exception {
+    long evalBefore = redis.get().commandCalls("eval");
+    // As on a server without functions: the store runs the script.
+    flushDuringTraffic(false, "SCRIPT", "FLUSH");
+    // The flushes were seen: some decisions found no script and ran it with EVAL.
+    assertThat(redis.get().commandCalls("eval") - evalBefore).isPositive();
+  }
+
+  @Test
+  void functionFlushDuringTrafficFailsNoDecisionAndCountsNoneTwice() throws Exception {
+    long scriptBefore = redis.get().commandCalls("evalsha") + redis.get().commandCalls("eval");
+    long fcallBefore = redis.get().commandCalls("fcall");
+    flushDuringTraffic(true, "FUNCTION", "FLUSH");
+    // The flushes were seen: some decisions found no function and ran the script instead.
+    assertThat(redis.get().commandCalls("evalsha") + redis.get().commandCalls("eval") - scriptBefore).isPositive();
+    assertThat(redis.get().commandCalls("fcall") - fcallBefore).isPositive();
+    // The library is back, and decisions call it again.
+    assertThat(String.valueOf(redis.get().command("FUNCTION", "LIST"))).contains(DecisionScript.FUNCTION);
+    try (RedisStore store = RedisStore.connect(redis.get().uri())) {
+      long fcall = redis.get().commandCalls("fcall");
+      store.decideSync(now(Rule.builder(unique("after")).window(1, Duration.ofHours(1)).build(), "k", 1));
+      assertThat(redis.get().commandCalls("fcall") - fcall).isEqualTo(1);
+    }
+  }
+
+  private static void flushDuringTraffic(boolean functions, String... flush) throws Exception {
     Rule rule = Rule.builder(unique("flush")).window(100_000, Duration.ofHours(1)).build();
     int total = 2000;
-    long evalBefore = redis.get().commandCalls("eval");
     // Thousands in flight on a busy two-core machine: the default 1 s command timeout is about latency, not this.
     try (RedisStore store = RedisStore.builder(redis.get().uri()).commandTimeout(Duration.ofSeconds(30)).build()) {
+      assertThat(store.link().usesFunctions()).isTrue();
+      if (!functions) {
+        store.link().useScript();
+      }
       List<CompletableFuture<List<ItemDecision>>> inFlight = new ArrayList<>();
       for (int i = 0; i < total; i++) {
         inFlight.add(store.decide(now(rule, "k", 1)).toCompletableFuture());
         if (i % 200 == 100) {
-          redis.get().command("SCRIPT", "FLUSH");
+          redis.get().command(flush);
         }
       }
       for (CompletableFuture<List<ItemDecision>> f : inFlight) {
@@ -111,8 +139,6 @@ class RedisStoreTest {
       ItemDecision peek = store.decideSync(now(rule, "k", 0)).get(0);
       assertThat(peek.windows().get(0).remaining()).isEqualTo(100_000 - total);
     }
-    // The flushes were seen: some decisions found no script and ran it with EVAL.
-    assertThat(redis.get().commandCalls("eval") - evalBefore).isPositive();
   }
 
   @Test
@@ -174,19 +200,38 @@ class RedisStoreTest {
 
   @Test
   void aclUserFromTheUriIsUsedAndThePasswordNeverShows() {
-    // The least the store needs, as docs/redis.md lists it: the commands it sends and those its script runs.
+    // The least the store needs, as docs/redis.md lists it: the commands it sends and those its code runs.
     Standalone secured = Standalone.start(Flavor.REDIS, "user default off",
-        "user alice on >s3cret-pw ~sluice:* +evalsha +eval +del +ping +get +set +setrange +getrange +strlen +pexpire +time");
+        "user alice on >s3cret-pw ~sluice:* +fcall +function|load +evalsha +eval +del +ping +get +set +setrange"
+            + " +getrange +strlen +pexpire +time");
     try {
       String uri = "redis://alice:s3cret-pw@127.0.0.1:" + secured.port();
       try (RedisStore store = RedisStore.connect(uri)) {
         assertThat(store.describe()).contains("alice@127.0.0.1:" + secured.port()).doesNotContain("s3cret");
         Rule rule = Rule.builder(unique("acl")).window(1, Duration.ofMinutes(1)).build();
         assertThat(store.decideSync(now(rule, "k", 1)).get(0).allowed()).isTrue();
+        assertThat(store.decideSync(now(rule, "k", 1)).get(0).allowed()).isFalse();
         assertThat(store.ping().toCompletableFuture().join()).isTrue();
+        // Had FCALL or FUNCTION LOAD been refused, the store would have switched to the script.
+        assertThat(store.link().usesFunctions()).isTrue();
       }
       assertThatThrownBy(() -> RedisStore.connect("redis://alice:wrong-pw@127.0.0.1:" + secured.port()))
           .satisfies(e -> assertThat(String.valueOf(e.getMessage())).doesNotContain("wrong-pw"));
+    } finally {
+      secured.close();
+    }
+  }
+
+  @Test
+  void aclUserWithoutFunctionsIsServedByTheScript() {
+    // The list before the store used functions: it keeps working, with EVALSHA.
+    Standalone secured = Standalone.start(Flavor.REDIS, "user default off",
+        "user bob on >pw ~sluice:* +evalsha +eval +del +ping +get +set +setrange +getrange +strlen +pexpire +time");
+    try (RedisStore store = RedisStore.connect("redis://bob:pw@127.0.0.1:" + secured.port())) {
+      Rule rule = Rule.builder(unique("acl")).window(1, Duration.ofMinutes(1)).build();
+      assertThat(store.decideSync(now(rule, "k", 1)).get(0).allowed()).isTrue();
+      assertThat(store.decideSync(now(rule, "k", 1)).get(0).allowed()).isFalse();
+      assertThat(store.link().usesFunctions()).isFalse();
     } finally {
       secured.close();
     }
