@@ -13,10 +13,11 @@ import java.util.List;
  * An item's script argument, a JSON array of integers (one argument that the script decodes with
  * one {@code cjson.decode}, about half the server's cost of a separate argument per number):
  * algorithm code, cost, fresh time ({@code false}: none), shadow flag, rule fingerprint, window
- * count, one algorithm-specific number and per window limit, period and the numbers the
- * algorithm derives from them (none, one or two). Everything but cost and fresh time is fixed by
- * the rule and windows, encoded once and validated against what the script's double-precision
- * arithmetic represents exactly.
+ * count, one algorithm-specific number, the store's TTL slack in milliseconds, and per window
+ * limit, period and the numbers the algorithm derives from them (none, one or two). Everything
+ * but cost and fresh time is fixed by the store, rule and windows, encoded once and validated
+ * against what the script's double-precision arithmetic represents exactly. The script decodes
+ * an argument once and keeps it, so the few distinct arguments of a rule cost one lookup.
  */
 final class ItemShape {
   /** Explicit times must lie within ±2^52 µs of the epoch (about ±142 years). */
@@ -53,7 +54,7 @@ final class ItemShape {
   }
 
   /** @throws IllegalArgumentException if a window or max_wait is beyond what the Redis store supports */
-  static ItemShape of(Rule rule, List<Window> windows, int fingerprint) {
+  static ItemShape of(Rule rule, List<Window> windows, int fingerprint, long ttlSlackMillis) {
     long longest = 0;
     long maxLimit = 0;
     for (Window w : windows) {
@@ -89,7 +90,7 @@ final class ItemShape {
     }
     StringBuilder t = new StringBuilder();
     t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint))
-        .append(',').append(windows.size()).append(',').append(extra);
+        .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis);
     // Per window: limit, period, then only the numbers the algorithm uses (read_item in
     // prelude.lua): each number costs the server a conversion on every call.
     for (Window w : windows) {

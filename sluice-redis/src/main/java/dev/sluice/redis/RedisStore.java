@@ -10,6 +10,7 @@ import dev.sluice.spi.Store;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -45,7 +46,7 @@ public final class RedisStore implements Store {
   private final Link link;
   private final String prefix;
   private final KeyNames names;
-  private final byte[] slackMillis;
+  private final long slackMillis;
   private final Map<Rule, Integer> fingerprints = new ConcurrentHashMap<>();
   private final Map<ShapeKey, ItemShape> shapes = new ConcurrentHashMap<>();
   /** The latest time this store has decided at, on the server's clock and on explicit times. */
@@ -66,7 +67,7 @@ public final class RedisStore implements Store {
     this.link = link;
     this.prefix = b.prefix;
     this.names = new KeyNames(b.prefix);
-    this.slackMillis = ItemShape.num(b.ttlSlack.toMillis());
+    this.slackMillis = b.ttlSlack.toMillis();
   }
 
   /**
@@ -152,23 +153,27 @@ public final class RedisStore implements Store {
     ItemShape s = shapes.get(k);
     if (s == null) {
       int fp = fingerprints.computeIfAbsent(it.rule(), ItemShape::fingerprint);
-      s = ItemShape.of(it.rule(), it.windows(), fp);
+      s = ItemShape.of(it.rule(), it.windows(), fp, slackMillis);
       shapes.put(k, s);
     }
     return s;
   }
 
   /**
-   * Script arguments for the items at {@code which}: mode, time, TTL slack, then one argument per
-   * item; for a refund each item is followed by its undo record.
+   * Script arguments for the items at {@code which}: the mode followed by the explicit time's
+   * digits, if any (one argument: each costs the server about a tenth of a decision), then one
+   * argument per item; for a refund each item is followed by its undo record.
    */
   byte[][] args(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
       List<List<?>> undo) {
-    byte[][] a = new byte[3 + which.length * (undo == null ? 1 : 2)][];
-    a[0] = mode;
-    a[1] = time;
-    a[2] = slackMillis;
-    int k = 3;
+    byte[][] a = new byte[1 + which.length * (undo == null ? 1 : 2)][];
+    if (time.length == 0) {
+      a[0] = mode;
+    } else {
+      a[0] = Arrays.copyOf(mode, mode.length + time.length);
+      System.arraycopy(time, 0, a[0], mode.length, time.length);
+    }
+    int k = 1;
     for (int n = 0; n < which.length; n++) {
       int i = which[n];
       ResolvedItem item = items.get(i);

@@ -57,7 +57,8 @@ end
 
 -- One item of the request as the Java side encoded it, a JSON array: algorithm, cost, fresh
 -- time (false when no state is too old), shadow (true/false), rule fingerprint, window count,
--- one algorithm-specific number, then per window limit, period and the numbers the algorithm
+-- one algorithm-specific number, the TTL slack in milliseconds (see ttl_ms), then per window
+-- limit, period and the numbers the algorithm
 -- derives from them: none for sliding_log (1) and fixed_window (3), the emission interval for
 -- token_bucket (4) and leaky_bucket (5) in aux1, bucket width and bucket count for
 -- sliding_window (2) in aux1 and aux2. One JSON argument decodes in C at about half the cost of
@@ -82,7 +83,7 @@ local function read_item(arg)
   local longest, maxlimit = 0, 0
   local cost = v[2]
   local over = false
-  local p = 8
+  local p = 9
   for i = 1, n do
     local l, w = v[p], v[p + 1]
     limit[i], period[i] = l, w
@@ -99,7 +100,7 @@ local function read_item(arg)
   end
   return {
     alg = alg, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
-    extra = v[7], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
+    extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, over = over, a = false, fields = false, offsets = false,
   }
 end
@@ -127,6 +128,28 @@ end
 -- of high precision) go in chunks.
 local CHUNK = 200
 
+-- struct formats of `count` int64s, and of a header and `count` int64s, by count (up to CHUNK):
+-- building a format costs about as much as the struct call that reads it.
+local INT64S, HEADER_INT64S = {}, {}
+
+local function int64s(count)
+  local f = INT64S[count]
+  if not f then
+    f = '<' .. string.rep('i8', count)
+    INT64S[count] = f
+  end
+  return f
+end
+
+local function header_int64s(count)
+  local f = HEADER_INT64S[count]
+  if not f then
+    f = '<I4i8' .. string.rep('i8', count)
+    HEADER_INT64S[count] = f
+  end
+  return f
+end
+
 -- The fields and latest time, or nil when there is no current state (missing, another size,
 -- another rule definition, or from before the rule was added back). The fields are f[1..count];
 -- f[count + 1] may hold struct's next position, unused.
@@ -140,7 +163,7 @@ local function load_fields(key, it, count)
     return nil
   end
   if count <= CHUNK then
-    return {struct.unpack('<' .. string.rep('i8', count), raw, HEADER + 1)}, last
+    return {struct.unpack(int64s(count), raw, HEADER + 1)}, last
   end
   local f = {}
   for i = 1, count do
@@ -151,7 +174,7 @@ end
 
 local function pack_fields(fp, last, f, count)
   if count <= CHUNK then
-    return struct.pack('<I4i8' .. string.rep('i8', count), fp, last, unpack(f, 1, count))
+    return struct.pack(header_int64s(count), fp, last, unpack(f, 1, count))
   end
   local parts = {struct.pack('<I4i8', fp, last)}
   for i = 1, count do
@@ -177,10 +200,6 @@ local function store_last(key, last)
   redis.call('SETRANGE', key, 4, struct.pack('<i8', last))
 end
 
--- The TTL slack in milliseconds, from the call's arguments: decide.lua sets it before anything
--- is decided, converting the argument only when it changes (once per library, in practice).
-local slack_arg, slack_ms = false, 0
-
 -- The TTL a commit sets, in milliseconds: no shorter than the longest window, and no shorter than
 -- the time the state still matters (`need` microseconds from now), plus a slack that covers
 -- clock steps between a master and its replicas and explicit (test or replay) times that move
@@ -188,7 +207,7 @@ local slack_arg, slack_ms = false, 0
 local function ttl_ms(it, need)
   local span = it.longest
   if need > span then span = need end
-  return -floordiv(-span, 1000) + slack_ms
+  return -floordiv(-span, 1000) + it.slack
 end
 
 -- Factories by algorithm code; each returns the algorithm's functions (load, evaluate, commit,

@@ -26,19 +26,37 @@ ALGORITHMS[1] = function()
   local LOG_HEADER = 36
   local LOG_FORMAT = '<I4i8i8I4I4i8'
   local CACHED = 4096
-  -- The formats that decode a whole ring are prefixes of these ('<' and 'I6' or 'I8' 32 times):
-  -- cutting a constant costs a quarter of building the format.
   local DECODED = 32
-  local RING6 = '<I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6I6'
-  local RING8 = '<I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8I8'
+  -- struct formats by slot width and ring length (up to DECODED): of the ring alone, and of the
+  -- whole value. Building a format costs about as much as the struct call that reads it.
+  local RINGS = {[6] = {}, [8] = {}}
+  local VALUES = {[6] = {}, [8] = {}}
 
-  -- Slot values (t - base) by position + 1, all of them for a ring of up to DECODED slots.
+  local function ring_format(W, len)
+    local f = RINGS[W][len]
+    if not f then
+      f = '<' .. string.rep(W == 6 and 'I6' or 'I8', len)
+      RINGS[W][len] = f
+    end
+    return f
+  end
+
+  local function value_format(W, len)
+    local f = VALUES[W][len]
+    if not f then
+      f = LOG_FORMAT .. string.rep(W == 6 and 'I6' or 'I8', len)
+      VALUES[W][len] = f
+    end
+    return f
+  end
+
+  -- Slot values (t - base) by position + 1, all of them for a ring of up to DECODED slots
+  -- (s.ring[len + 1] is then struct's next position, unused).
   local function decode(s)
     if s.len == 0 or s.len > DECODED then
       return {}
     end
-    local format = string.sub(s.W == 6 and RING6 or RING8, 1, 1 + 2 * s.len)
-    return {struct.unpack(format, s.raw, LOG_HEADER + 1)}
+    return {struct.unpack(ring_format(s.W, s.len), s.raw, LOG_HEADER + 1)}
   end
 
   -- s.raw: the whole value when it is small (or rebuilt in Lua), else false.
@@ -172,8 +190,15 @@ ALGORITHMS[1] = function()
   end
 
   -- Writes the header (and, when the value is held in Lua, everything) back. A commit passes the
-  -- TTL; a refund keeps the one the last commit set.
-  local function persist(s, it, ttl)
+  -- TTL; a refund keeps the one the last commit set. `whole`: s.ring holds every slot and s.raw's
+  -- ring is stale, so the value is packed from s.ring with one struct call.
+  local function persist(s, it, ttl, whole)
+    if whole then
+      s.raw = struct.pack(value_format(s.W, s.len), it.fp, s.last, s.base, s.head, s.size, s.seq,
+        unpack(s.ring, 1, s.len))
+      redis.call('SET', s.key, s.raw, 'PX', int(ttl))
+      return
+    end
     local header = struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
     if s.raw then
       s.raw = header .. string.sub(s.raw, LOG_HEADER + 1)
@@ -252,20 +277,31 @@ ALGORITHMS[1] = function()
         end
       end
     end
-    write(s, s.head, string.rep(struct.pack(s.fmt, now - s.base), c))
-    if c <= DECODED then
+    -- A small value's ring is decoded whole (c <= len <= DECODED): the new units go into s.ring
+    -- alone, and the value is packed from it.
+    local whole = s.raw and s.len <= DECODED
+    local offset = now - s.base
+    if whole then
+      local ring, head, len = s.ring, s.head, s.len
       for k = 0, c - 1 do
-        s.ring[(s.head + k) % s.len + 1] = now - s.base
+        ring[(head + k) % len + 1] = offset
       end
     else
-      s.ring = {}
+      write(s, s.head, string.rep(struct.pack(s.fmt, offset), c))
+      if c <= DECODED then
+        for k = 0, c - 1 do
+          s.ring[(s.head + k) % s.len + 1] = offset
+        end
+      else
+        s.ring = {}
+      end
     end
     s.head = (s.head + c) % s.len
     s.size = s.size + c - dropped
     s.seq = s.seq + c
     s.last = now
     s.present = true
-    persist(s, it, ttl_ms(it, it.longest))
+    persist(s, it, ttl_ms(it, it.longest), whole)
   end
 
   local function create(s, it, now)
@@ -292,18 +328,26 @@ ALGORITHMS[1] = function()
         local floor = now - period - s.base
         local hi = size
         if limit < hi then hi = limit end
-        -- invariant: the lo most recent are inside; units beyond hi are not counted
+        -- invariant: the lo most recent are inside; units beyond hi are not counted. The
+        -- hi-th is probed first: a full window (every denial of cost 1) takes one probe.
+        local pos = (head - hi) % len
+        if (ring[pos + 1] or read_slot(s, pos)) > floor then
+          lo = hi
+        else
+          hi = hi - 1
+        end
         while lo < hi do
           local mid = lo + hi + 1
           mid = (mid - mid % 2) / 2
-          local pos = (head - mid) % len
+          pos = (head - mid) % len
           if (ring[pos + 1] or read_slot(s, pos)) > floor then
             lo = mid
           else
             hi = mid - 1
           end
         end
-        reset = recent(s, 1) + period - now
+        pos = (head - 1) % len
+        reset = s.base + (ring[pos + 1] or read_slot(s, pos)) + period - now
         if reset < 0 then reset = 0 end
       end
       out[o + 1] = limit - lo
