@@ -44,8 +44,11 @@ final class DecisionScript {
       "leaky_bucket.lua", "decide.lua");
 
   private static final byte[] BODY = assemble();
-  /** The script: the body, then the call of its transaction with the script's KEYS and ARGV. */
-  static final byte[] TEXT = concat(BODY, "return decide(KEYS, ARGV)\n");
+  /**
+   * The script: the body, then the call of its transaction with the script's KEYS and ARGV; its
+   * top level runs on every call, so it keeps nothing for later calls.
+   */
+  static final byte[] TEXT = concat(BODY, "keep = false\nreturn decide(KEYS, ARGV)\n");
   static final String SHA = sha1(TEXT);
   /** Library and function name: the hash of the code tells versions apart. */
   static final String FUNCTION = "sluice_" + sha1(BODY).substring(0, 16);

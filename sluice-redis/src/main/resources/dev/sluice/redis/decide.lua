@@ -49,11 +49,13 @@ local function item(arg)
   if it.a.prepare then
     it.a.prepare(it)
   end
-  if cached_items >= ITEM_CACHE then
-    items_by_arg, cached_items = {}, 0
+  if keep then
+    if cached_items >= ITEM_CACHE then
+      items_by_arg, cached_items = {}, 0
+    end
+    items_by_arg[arg] = it
+    cached_items = cached_items + 1
   end
-  items_by_arg[arg] = it
-  cached_items = cached_items + 1
   return it
 end
 

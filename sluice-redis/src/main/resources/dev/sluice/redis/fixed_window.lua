@@ -57,13 +57,13 @@ ALGORITHMS[3] = function()
     end
     s.count, s.last, s.present = cur, now, true
     if undo then undo[1] = now end
-    store_fields(s.key, it.fp, now, cur, it.n, ttl_ms(it, need))
+    store_fields(s.key, it.fp, now, cur, it.n, ttl_px(it, need))
   end
 
   local function create(s, it, now)
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.count, it.n, ttl_ms(it, 0))
+    store_fields(s.key, it.fp, now, s.count, it.n, ttl_px(it, 0))
   end
 
   -- Counts of windows the time has moved out of are reset with it.

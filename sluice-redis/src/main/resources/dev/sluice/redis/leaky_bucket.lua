@@ -51,13 +51,13 @@ ALGORITHMS[5] = function()
     end
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, nxt, it.n, ttl_ms(it, need))
+    store_fields(s.key, it.fp, now, nxt, it.n, ttl_px(it, need))
   end
 
   local function create(s, it, now)
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.next, it.n, ttl_ms(it, 0))
+    store_fields(s.key, it.fp, now, s.next, it.n, ttl_px(it, 0))
   end
 
   local function touch(s, it, now)

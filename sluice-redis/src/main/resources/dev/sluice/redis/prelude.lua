@@ -33,6 +33,11 @@
 -- A value whose latest time is before the item's `fresh` time is also treated as absent: that
 -- is state from before its rule was removed and added again.
 
+-- Whether what a call decodes or builds (item arguments, struct formats) is kept for later calls:
+-- in a library, yes. The script's last line sets it to false before calling decide: a script's
+-- top level runs anew on every call, so nothing would outlive the call, and keeping costs.
+local keep = true
+
 local HEADER = 12
 local REASON_NONE, REASON_LIMIT, REASON_COST, REASON_WAIT = 0, 1, 2, 3
 
@@ -57,16 +62,18 @@ end
 
 -- One item of the request as the Java side encoded it, a JSON array: algorithm, cost, fresh
 -- time (false when no state is too old), shadow (true/false), rule fingerprint, window count,
--- one algorithm-specific number, the TTL slack in milliseconds (see ttl_ms), then per window
+-- one algorithm-specific number, the TTL slack in milliseconds (see ttl_px), then per window
 -- limit, period and the numbers the algorithm
 -- derives from them: none for sliding_log (1) and fixed_window (3), the emission interval for
 -- token_bucket (4) and leaky_bucket (5) in aux1, bucket width and bucket count for
 -- sliding_window (2) in aux1 and aux2. One JSON argument decodes in C at about half the cost of
 -- a separate argument converted by tonumber per number.
 --
--- The result depends on nothing but the argument, and is never changed once made: decide.lua
--- keeps it for later calls with the same argument (see item there). `a` is its algorithm's
--- functions, and `over` the windows whose limit the cost exceeds (false: none), set there too.
+-- The result depends on nothing but the argument, and only gains what is derived from it once
+-- made: decide.lua keeps it for later calls with the same argument (see item there). `a` is its
+-- algorithm's functions (set there), `over` the windows whose limit the cost exceeds (false:
+-- none), `fields` and `offsets` the sliding window's layout (set by its prepare), and `px` the
+-- usual TTL (set by ttl_px).
 local function read_item(arg)
   local v = cjson.decode(arg)
   local alg, n = v[1], v[6]
@@ -102,6 +109,7 @@ local function read_item(arg)
     alg = alg, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
     extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, over = over, a = false, fields = false, offsets = false,
+    px = false,
   }
 end
 
@@ -136,7 +144,7 @@ local function int64s(count)
   local f = INT64S[count]
   if not f then
     f = '<' .. string.rep('i8', count)
-    INT64S[count] = f
+    if keep then INT64S[count] = f end
   end
   return f
 end
@@ -145,7 +153,7 @@ local function header_int64s(count)
   local f = HEADER_INT64S[count]
   if not f then
     f = '<I4i8' .. string.rep('i8', count)
-    HEADER_INT64S[count] = f
+    if keep then HEADER_INT64S[count] = f end
   end
   return f
 end
@@ -183,13 +191,13 @@ local function pack_fields(fp, last, f, count)
   return table.concat(parts)
 end
 
--- Writes a fixed-size state. On a commit `ttl_ms` is given and sets the key's TTL in the same
+-- Writes a fixed-size state. On a commit `px` (see ttl_px) is given and sets the key's TTL in the same
 -- command; otherwise (only the latest time moved) the bytes are overwritten in place, which
 -- keeps the TTL the last commit set.
-local function store_fields(key, fp, last, f, count, ttl_ms)
+local function store_fields(key, fp, last, f, count, px)
   local v = pack_fields(fp, last, f, count)
-  if ttl_ms then
-    redis.call('SET', key, v, 'PX', int(ttl_ms))
+  if px then
+    redis.call('SET', key, v, 'PX', px)
   else
     redis.call('SETRANGE', key, 0, v)
   end
@@ -200,14 +208,21 @@ local function store_last(key, last)
   redis.call('SETRANGE', key, 4, struct.pack('<i8', last))
 end
 
--- The TTL a commit sets, in milliseconds: no shorter than the longest window, and no shorter than
--- the time the state still matters (`need` microseconds from now), plus a slack that covers
--- clock steps between a master and its replicas and explicit (test or replay) times that move
--- slower than real time.
-local function ttl_ms(it, need)
-  local span = it.longest
-  if need > span then span = need end
-  return -floordiv(-span, 1000) + it.slack
+-- The TTL a commit sets, in milliseconds, as PX's argument: no shorter than the longest window,
+-- and no shorter than the time the state still matters (`need` microseconds from now), plus a
+-- slack that covers clock steps between a master and its replicas and explicit (test or replay)
+-- times that move slower than real time. Most commits need no more than the longest window: that
+-- TTL is made once per item argument.
+local function ttl_px(it, need)
+  if need <= it.longest then
+    local px = it.px
+    if not px then
+      px = int(-floordiv(-it.longest, 1000) + it.slack)
+      it.px = px
+    end
+    return px
+  end
+  return int(-floordiv(-need, 1000) + it.slack)
 end
 
 -- Factories by algorithm code; each returns the algorithm's functions (load, evaluate, commit,

@@ -28,24 +28,24 @@ ALGORITHMS[1] = function()
   local CACHED = 4096
   local DECODED = 32
   -- struct formats by slot width and ring length (up to DECODED): of the ring alone, and of the
-  -- whole value. Building a format costs about as much as the struct call that reads it.
-  local RINGS = {[6] = {}, [8] = {}}
-  local VALUES = {[6] = {}, [8] = {}}
+  -- whole value, keyed by 100 * W + len. Building a format costs about as much as the struct call
+  -- that reads it.
+  local RINGS, VALUES = {}, {}
 
   local function ring_format(W, len)
-    local f = RINGS[W][len]
+    local f = RINGS[100 * W + len]
     if not f then
       f = '<' .. string.rep(W == 6 and 'I6' or 'I8', len)
-      RINGS[W][len] = f
+      if keep then RINGS[100 * W + len] = f end
     end
     return f
   end
 
   local function value_format(W, len)
-    local f = VALUES[W][len]
+    local f = VALUES[100 * W + len]
     if not f then
       f = LOG_FORMAT .. string.rep(W == 6 and 'I6' or 'I8', len)
-      VALUES[W][len] = f
+      if keep then VALUES[100 * W + len] = f end
     end
     return f
   end
@@ -196,21 +196,21 @@ ALGORITHMS[1] = function()
     if whole then
       s.raw = struct.pack(value_format(s.W, s.len), it.fp, s.last, s.base, s.head, s.size, s.seq,
         unpack(s.ring, 1, s.len))
-      redis.call('SET', s.key, s.raw, 'PX', int(ttl))
+      redis.call('SET', s.key, s.raw, 'PX', ttl)
       return
     end
     local header = struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
     if s.raw then
       s.raw = header .. string.sub(s.raw, LOG_HEADER + 1)
       if ttl then
-        redis.call('SET', s.key, s.raw, 'PX', int(ttl))
+        redis.call('SET', s.key, s.raw, 'PX', ttl)
       else
         redis.call('SET', s.key, s.raw, 'KEEPTTL')
       end
     else
       redis.call('SETRANGE', s.key, 0, header)
       if ttl then
-        redis.call('PEXPIRE', s.key, int(ttl))
+        redis.call('PEXPIRE', s.key, ttl)
       end
     end
   end
@@ -301,14 +301,14 @@ ALGORITHMS[1] = function()
     s.seq = s.seq + c
     s.last = now
     s.present = true
-    persist(s, it, ttl_ms(it, it.longest), whole)
+    persist(s, it, ttl_px(it, it.longest), whole)
   end
 
   local function create(s, it, now)
     s.size, s.seq, s.head, s.base, s.len, s.last = 0, 0, 0, now, 0, now
     s.present = true
     s.raw = string.rep('\0', LOG_HEADER)
-    persist(s, it, ttl_ms(it, 0))
+    persist(s, it, ttl_px(it, 0))
   end
 
   local function touch(s, it, now)

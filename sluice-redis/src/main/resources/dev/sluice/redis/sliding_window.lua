@@ -114,13 +114,13 @@ ALGORITHMS[2] = function()
     if undo then undo[1] = now end
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, f, s.count, ttl_ms(it, need))
+    store_fields(s.key, it.fp, now, f, s.count, ttl_px(it, need))
   end
 
   local function create(s, it, now)
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.f, s.count, ttl_ms(it, 0))
+    store_fields(s.key, it.fp, now, s.f, s.count, ttl_px(it, 0))
   end
 
   local function touch(s, it, now)

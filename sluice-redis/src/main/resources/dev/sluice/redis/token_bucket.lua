@@ -48,14 +48,14 @@ ALGORITHMS[4] = function()
     end
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, tat, it.n, ttl_ms(it, need))
+    store_fields(s.key, it.fp, now, tat, it.n, ttl_px(it, need))
   end
 
   -- A decision on a key with no state still records its time, as the memory store does.
   local function create(s, it, now)
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.tat, it.n, ttl_ms(it, 0))
+    store_fields(s.key, it.fp, now, s.tat, it.n, ttl_px(it, 0))
   end
 
   local function touch(s, it, now)

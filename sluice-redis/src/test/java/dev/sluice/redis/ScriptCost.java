@@ -26,16 +26,17 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * What the decision script costs the server, per algorithm, for the rule 20/60s + 5/3s: on one
  * hot key (almost every decision a denial) and on 10,000 keys chosen at random (mostly
- * admissions). For each, the script's own EVALSHA (as MONITOR sees one decision send it) is
- * replayed by {@code redis-benchmark} — 64 connections with one call each, and one connection
- * with 64 pipelined — and then the store itself decides the same number of times with 64 in
- * flight on its one connection (after as many to warm the JVM up). Each row gives calls per
- * second, {@code usec_per_call} of {@code EVALSHA} from {@code INFO commandstats} (the time the
- * server spent inside the script), the server's CPU (user + sys, so reading and writing the
- * sockets too) per call, how many calls the server read per socket read, and for the store this
- * JVM's CPU per decision. Two reference scripts give the floor: an empty one, and one that only
- * runs TIME, GET and SET with PX, the commands a decision cannot do without. The exact
- * redis-benchmark commands are printed after the table.
+ * admissions). For each, the store's own call (FCALL of the library, or with {@code --code
+ * script} EVALSHA of the script, as MONITOR sees one decision send it) is replayed by {@code
+ * redis-benchmark} — 64 connections with one call each, and one connection with 64 pipelined —
+ * and then the store itself decides the same number of times with 64 in flight on its one
+ * connection (after as many to warm the JVM up). Each row gives calls per second, {@code
+ * usec_per_call} of {@code FCALL} or {@code EVALSHA} from {@code INFO commandstats} (the time the
+ * server spent inside the code), the server's CPU (user + sys, so reading and writing the sockets
+ * too) per call, how many calls the server read per socket read, and for the store this JVM's CPU
+ * per decision. Two references give the floor, as functions or scripts like the store's code: an
+ * empty one, and one that only runs TIME, GET and SET with PX, the commands a decision cannot do
+ * without. The exact redis-benchmark commands are printed after the table.
  *
  * <p>Not a test: run it by hand on a quiet machine (numbers are in {@code docs/redis.md}):
  *
@@ -45,7 +46,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * java -cp sluice-redis/target/test-classes:sluice-redis/target/classes:$(cat sluice-redis/target/test-classpath.txt) \
  *     dev.sluice.redis.ScriptCost [--requests 200000] [--inflight 64] [--keys 10000] [--flavor redis|valkey] \
  *     [--algorithms sliding_log,token_bucket,fixed_window,sliding_window,leaky_bucket] [--modes hot,keys] \
- *     [--clients benchmark,sluice] [--references true]
+ *     [--clients benchmark,sluice] [--references true] [--code function|script]
  * </pre>
  */
 public final class ScriptCost {
@@ -57,12 +58,16 @@ public final class ScriptCost {
   private final int inflight;
   private final int keys;
   private final List<String> clients;
+  /** Whether the store calls the function library (FCALL) or the script (EVALSHA). */
+  private final boolean functions;
   private final List<String> commands = new ArrayList<>();
   /** Key names as redis-benchmark makes them, built once: formatting is no part of a decision. */
   private final String[] keyNames;
 
-  private ScriptCost(Standalone server, int requests, int inflight, int keys, List<String> clients) {
+  private ScriptCost(Standalone server, int requests, int inflight, int keys, List<String> clients,
+      boolean functions) {
     this.server = server;
+    this.functions = functions;
     this.requests = requests;
     this.inflight = inflight;
     this.keys = keys;
@@ -84,10 +89,13 @@ public final class ScriptCost {
     List<String> modes = List.of(o.getOrDefault("modes", "hot,keys").split(","));
     try (Standalone server = Standalone.start(flavor)) {
       List<String> clients = List.of(o.getOrDefault("clients", "benchmark,sluice").split(","));
-      ScriptCost run = new ScriptCost(server, requests, inflight, keys, clients);
+      boolean functions = !o.getOrDefault("code", "function").equals("script");
+      ScriptCost run = new ScriptCost(server, requests, inflight, keys, clients, functions);
       System.out.printf(Locale.ROOT,
-          "%s %s, %,d calls per row, %d in flight, %,d keys or 1 hot key, rule 20/60s + 5/3s%n%n", flavor.binaryName(), info(server, "server").get("redis_version"), requests, inflight, keys);
-      System.out.println("| algorithm | mode | client | calls/s | EVALSHA usec_per_call | Redis CPU µs/call | calls per socket read"
+          "%s %s, %s, %,d calls per row, %d in flight, %,d keys or 1 hot key, rule 20/60s + 5/3s%n%n",
+          flavor.binaryName(), info(server, "server").get("redis_version"), functions ? "FCALL" : "EVALSHA", requests,
+          inflight, keys);
+      System.out.println("| algorithm | mode | client | calls/s | usec_per_call | Redis CPU µs/call | calls per socket read"
           + " | client CPU µs/call |");
       System.out.println("|---|---|---|---:|---:|---:|---:|---:|");
       if (Boolean.parseBoolean(o.getOrDefault("references", "true"))) {
@@ -116,14 +124,28 @@ public final class ScriptCost {
 
   /** The floor: what any script pays to run at all, and for the three commands a decision needs. */
   private void references() throws IOException, InterruptedException {
-    String empty = (String) server.command("SCRIPT", "LOAD", "return 0");
-    String floor = (String) server.command("SCRIPT", "LOAD",
-        "local t = redis.call('TIME') local v = redis.call('GET', KEYS[1]) "
-            + "redis.call('SET', KEYS[1], 'x', 'PX', '60000') return {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}");
-    for (String[] ref : new String[][] {{"empty script", empty}, {"TIME + GET + SET PX", floor}}) {
-      List<String> call = List.of("EVALSHA", ref[1], "1", "user:__rand_int__");
+    String floorBody = "local t = redis.call('TIME') local v = redis.call('GET', KEYS[1]) "
+        + "redis.call('SET', KEYS[1], 'x', 'PX', '60000') return '" + "x".repeat(72) + "'";
+    List<String> empty;
+    List<String> floor;
+    if (functions) {
+      server.command("FUNCTION", "LOAD", "REPLACE", "#!lua name=reference\n"
+          + "redis.register_function('reference_empty', function(KEYS, ARGV) return 0 end)\n"
+          + "redis.register_function('reference_floor', function(KEYS, ARGV) " + floorBody + " end)\n");
+      empty = List.of("FCALL", "reference_empty");
+      floor = List.of("FCALL", "reference_floor");
+    } else {
+      empty = List.of("EVALSHA", (String) server.command("SCRIPT", "LOAD", "return 0"));
+      floor = List.of("EVALSHA", (String) server.command("SCRIPT", "LOAD", floorBody));
+    }
+    Map<String, List<String>> references = new LinkedHashMap<>();
+    references.put("empty", empty);
+    references.put("TIME + GET + SET PX", floor);
+    for (Map.Entry<String, List<String>> ref : references.entrySet()) {
+      List<String> call = new ArrayList<>(ref.getValue());
+      call.addAll(List.of("1", "user:__rand_int__"));
       for (Row r : benchmark(call, false)) {
-        print(ref[0], "keys", r);
+        print(ref.getKey(), "keys", r);
       }
     }
   }
@@ -135,9 +157,12 @@ public final class ScriptCost {
     String name = algorithm.configName();
     // Measured here is the script, not timeouts: a slow answer on a busy machine must not fail.
     RedisStore store = RedisStore.builder(server.uri()).commandTimeout(Duration.ofSeconds(30)).build();
+    if (!functions) {
+      store.link().useScript();
+    }
     try (RateLimiter limiter = Sluice.builder().rules(rule).store(store).storeTimeout(Duration.ofSeconds(30)).build()) {
       if (clients.contains("benchmark")) {
-        for (Row r : benchmark(evalsha(limiter), hot)) {
+        for (Row r : benchmark(recordedCall(limiter), hot)) {
           print(name, mode, r);
         }
       }
@@ -148,8 +173,8 @@ public final class ScriptCost {
     }
   }
 
-  /** The EVALSHA that one decision sends, with {@code __rand_int__} in place of the key's number. */
-  private List<String> evalsha(RateLimiter limiter) throws InterruptedException {
+  /** The FCALL or EVALSHA that one decision sends, with {@code __rand_int__} in place of the key's number. */
+  private List<String> recordedCall(RateLimiter limiter) throws InterruptedException {
     limiter.acquire(RULE, "warm-up"); // loads the script if needed
     List<String> lines;
     try (Monitor m = Monitor.start(server.port())) {
@@ -162,12 +187,12 @@ public final class ScriptCost {
     }
     for (String l : lines) {
       List<String> args = parseMonitor(l);
-      if (!args.isEmpty() && args.get(0).equalsIgnoreCase("evalsha")) {
+      if (!args.isEmpty() && (args.get(0).equalsIgnoreCase("evalsha") || args.get(0).equalsIgnoreCase("fcall"))) {
         args.replaceAll(a -> a.replace("{" + RULE + "|" + HOT_KEY + "}", "{" + RULE + "|user:__rand_int__}"));
         return args;
       }
     }
-    throw new IllegalStateException("no EVALSHA seen for one decision: " + lines);
+    throw new IllegalStateException("no FCALL or EVALSHA seen for one decision: " + lines);
   }
 
   /** MONITOR's quoted arguments after "] "; the decision's arguments are plain ASCII. */
@@ -257,10 +282,10 @@ public final class ScriptCost {
 
   private Row stats(String client, double rps, double cpuBefore, double clientCpu) {
     double cpu = cpuSeconds() - cpuBefore;
-    // cmdstat_evalsha:calls=200000,usec=1234567,usec_per_call=6.17,rejected_calls=0,failed_calls=0
+    // cmdstat_fcall:calls=200000,usec=1234567,usec_per_call=6.17,rejected_calls=0,failed_calls=0
     String line = ((String) server.command("INFO", "commandstats")).lines()
-        .filter(l -> l.startsWith("cmdstat_evalsha:")).findFirst()
-        .orElseThrow(() -> new IllegalStateException("no EVALSHA was run"));
+        .filter(l -> l.startsWith(functions ? "cmdstat_fcall:" : "cmdstat_evalsha:")).findFirst()
+        .orElseThrow(() -> new IllegalStateException("no " + (functions ? "FCALL" : "EVALSHA") + " was run"));
     long calls = Long.parseLong(field(line, "calls"));
     // Reset by CONFIG RESETSTAT with the command stats: the server's socket reads since.
     double reads = Double.parseDouble(info(server, "stats").get("total_reads_processed"));
