@@ -71,6 +71,46 @@ class RedisClusterTest extends DifferentialTestBase {
     }
   }
 
+  @Test
+  void everyMasterRunsTheLibraryAndGetsItBackAfterAFunctionFlush() throws InterruptedException {
+    Rule rule = Rule.builder(unique("fcall")).window(1_000, Duration.ofHours(1)).build();
+    try (RedisStore store = RedisStore.connect(redis.get().uri())) {
+      assertThat(everyMasterHasTheLibrary()).isTrue();
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; keys.size() < 30; i++) {
+        keys.add("k" + i);
+      }
+      long fcall = redis.get().commandCalls("fcall");
+      long script = redis.get().commandCalls("evalsha") + redis.get().commandCalls("eval");
+      for (String k : keys) {
+        assertThat(store.decideSync(new Batch(List.of(new ResolvedItem(rule, k, 1, rule.windows())), Request.STORE_CLOCK))
+            .get(0).allowed()).isTrue();
+      }
+      // Keys on all three masters, each decided by one FCALL.
+      assertThat(redis.get().commandCalls("fcall") - fcall).isEqualTo(keys.size());
+      assertThat(redis.get().commandCalls("evalsha") + redis.get().commandCalls("eval")).isEqualTo(script);
+
+      redis.get().commandOnAll("FUNCTION", "FLUSH");
+      for (String k : keys) {
+        ItemDecision d = store.decideSync(
+            new Batch(List.of(new ResolvedItem(rule, k, 1, rule.windows())), Request.STORE_CLOCK)).get(0);
+        assertThat(d.allowed()).isTrue();
+        // Counted once each time: 1,000 less the two decisions so far.
+        assertThat(d.windows().get(0).remaining()).isEqualTo(998);
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (!everyMasterHasTheLibrary() && System.nanoTime() < deadline) {
+        Thread.sleep(10); // the reload is asynchronous: waiting for the servers, not for limiter time
+      }
+      assertThat(everyMasterHasTheLibrary()).isTrue();
+    }
+  }
+
+  private static boolean everyMasterHasTheLibrary() {
+    return redis.get().commandOnAll("FUNCTION", "LIST").stream()
+        .allMatch(list -> String.valueOf(list).contains(DecisionScript.FUNCTION));
+  }
+
   private static Batch two(Rule a, String ka, Rule b, String kb, long t) {
     return new Batch(List.of(new ResolvedItem(a, ka, 1, a.windows()), new ResolvedItem(b, kb, 1, b.windows())), t);
   }
