@@ -91,14 +91,15 @@ final class DecisionScript {
 
   /**
    * Loads the library on every master, so the first decisions need no detour; a server without
-   * functions (or a user not allowed them) switches the link to the script. Waits at most {@code
-   * timeout}: any other failure is left to {@link #run}, which loads it again when needed.
+   * functions switches the link to the script. Waits at most {@code timeout}: any other failure
+   * is left to {@link #run} — a user who may not load the library may still call it, if it was
+   * loaded by someone else.
    */
   static void prepare(Link link, Duration timeout) {
     try {
       link.loadLibrary(LIBRARY).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      if (isUnsupported(e.getCause())) {
+      if (message(e).startsWith("ERR unknown command")) {
         link.useScript();
       }
     } catch (TimeoutException e) {
