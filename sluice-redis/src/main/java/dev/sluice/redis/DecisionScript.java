@@ -13,11 +13,15 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The decision code, assembled once from fixed resource files (shared definitions, one file per
@@ -55,6 +59,10 @@ final class DecisionScript {
   /** The library: the same body, registering the transaction as {@link #FUNCTION}. */
   static final String LIBRARY = "#!lua name=" + FUNCTION + "\n" + new String(BODY, StandardCharsets.UTF_8)
       + "redis.register_function('" + FUNCTION + "', decide)\n";
+
+  /** "ERR unknown command 'FCALL', …", "NOPERM … run the 'function|load' command". */
+  private static final Pattern FIRST_QUOTED = Pattern.compile("[`']([^`']*)[`']");
+  private static final Set<String> FUNCTION_COMMANDS = Set.of("fcall", "function", "function|load");
 
   private DecisionScript() {}
 
@@ -99,7 +107,7 @@ final class DecisionScript {
     try {
       link.loadLibrary(LIBRARY).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      if (message(e).startsWith("ERR unknown command")) {
+      if (isUnknownCommand(e)) {
         link.useScript();
       }
     } catch (TimeoutException e) {
@@ -151,10 +159,23 @@ final class DecisionScript {
     return message(e).startsWith("ERR Function not found");
   }
 
-  /** The server has no functions (Redis before 7.0), or the user may not call or load them. */
+  /**
+   * The server has no functions (Redis before 7.0), or the user may not call or load them: both
+   * refused before anything ran. Only a refusal of FCALL or FUNCTION itself counts (the first
+   * quoted word of the error): a command refused inside the function may follow writes, and
+   * running the script after it could count a request twice.
+   */
   static boolean isUnsupported(Throwable e) {
     String m = message(e);
-    return m.startsWith("NOPERM") || m.startsWith("ERR unknown command");
+    if (!m.startsWith("NOPERM") && !m.startsWith("ERR unknown command")) {
+      return false;
+    }
+    Matcher quoted = FIRST_QUOTED.matcher(m);
+    return quoted.find() && FUNCTION_COMMANDS.contains(quoted.group(1).toLowerCase(Locale.ROOT));
+  }
+
+  private static boolean isUnknownCommand(Throwable e) {
+    return isUnsupported(e) && message(e).startsWith("ERR unknown command");
   }
 
   private static Throwable unwrap(Throwable e) {

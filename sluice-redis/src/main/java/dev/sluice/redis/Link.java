@@ -14,8 +14,8 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.async.AsyncExecutions;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.AsyncExecutions;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
@@ -180,7 +180,12 @@ final class Link implements AutoCloseable {
 
   /** FUNCTION LOAD REPLACE, on every master of a Cluster. */
   CompletableFuture<Void> loadLibrary(String code) {
-    return loader.apply(code);
+    try {
+      return loader.apply(code);
+    } catch (RuntimeException e) {
+      // A Cluster whose topology is not known yet, a closed connection: a failed load, not a throw.
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** As {@link #loadLibrary}, but joins a load already under way instead of starting another. */
@@ -192,7 +197,7 @@ final class Link implements AutoCloseable {
       }
       CompletableFuture<Void> mine = new CompletableFuture<>();
       if (loading.compareAndSet(current, mine)) {
-        loader.apply(code).whenComplete((v, e) -> {
+        loadLibrary(code).whenComplete((v, e) -> {
           if (e != null) {
             mine.completeExceptionally(e);
           } else {
