@@ -17,8 +17,8 @@ for t in "${threads[@]}"; do
   if [ "$t" = 1 ]; then
     one=(); two=()   # every contender, baseline included
   else
-    one=(-p impl=sluice,sluice_token_bucket,bucket4j,resilience4j,guava)
-    two=(-p impl=sluice,sluice_token_bucket,bucket4j,bucket4j_synchronized)
+    one=(-p impl=sluice,sluice_token_bucket,sluice_decision,bucket4j,resilience4j,guava)
+    two=(-p impl=sluice,sluice_token_bucket,sluice_decision,bucket4j,bucket4j_synchronized)
   fi
   java -jar "$jar" OneWindowBenchmark "${opts[@]}" -t "$t" "${one[@]}" -rf json -rff "$out/one-window-t$t.json"
   java -jar "$jar" TwoWindowBenchmark "${opts[@]}" -t "$t" "${two[@]}" -rf json -rff "$out/two-window-t$t.json"

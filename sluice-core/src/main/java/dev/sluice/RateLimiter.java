@@ -28,6 +28,29 @@ public interface RateLimiter extends AutoCloseable {
   }
 
   /**
+   * Whether one unit of {@code rule} for {@code key} is admitted: {@code acquire(rule,
+   * key).allowed()}, consuming exactly as it does, for callers that need no explanation. On the
+   * memory store it skips building the per-window report.
+   *
+   * @throws IllegalArgumentException as {@link #acquire(Request)}, and for a {@code leaky_bucket}
+   *     rule, whose admitted requests may have to wait: use {@link #acquire} or
+   *     {@link #acquireBlocking} to learn the wait
+   */
+  default boolean tryAcquire(String rule, String key) {
+    return tryAcquire(rule, key, 1);
+  }
+
+  /** {@link #tryAcquire(String, String)} for {@code cost} units. */
+  default boolean tryAcquire(String rule, String key, long cost) {
+    Rule r = rules().get(rule);
+    if (r != null && r.algorithm() == Algorithm.LEAKY_BUCKET) {
+      throw new IllegalArgumentException("rule '" + rule + "' is a leaky_bucket rule: an admitted request may have "
+          + "to wait, which tryAcquire cannot tell; use acquire or acquireBlocking");
+    }
+    return acquire(rule, key, cost).allowed();
+  }
+
+  /**
    * Decides {@code request} without blocking the caller. Validation errors complete the stage
    * exceptionally with {@link IllegalArgumentException}.
    */

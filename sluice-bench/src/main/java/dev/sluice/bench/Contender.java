@@ -27,18 +27,31 @@ public enum Contender {
       return key -> true;
     }
   },
-  /** Sluice, memory store, {@code sliding_log} (the default: an exact rolling window). */
+  /**
+   * Sluice, memory store, {@code sliding_log} (the default: an exact rolling window), through
+   * {@code tryAcquire}: a boolean, as the peers answer.
+   */
   SLUICE {
     @Override
     public KeyedLimiter create(RuleShape shape) {
-      return sluice(shape, Algorithm.SLIDING_LOG);
+      return sluice(shape, Algorithm.SLIDING_LOG, false);
     }
   },
   /** Sluice, memory store, {@code token_bucket} (GCRA): the same semantics as Bucket4j's greedy refill. */
   SLUICE_TOKEN_BUCKET {
     @Override
     public KeyedLimiter create(RuleShape shape) {
-      return sluice(shape, Algorithm.TOKEN_BUCKET);
+      return sluice(shape, Algorithm.TOKEN_BUCKET, false);
+    }
+  },
+  /**
+   * Sluice, {@code sliding_log}, through {@code acquire}: the full decision, every window's
+   * remaining, retry-after and reset-after, which no peer computes.
+   */
+  SLUICE_DECISION {
+    @Override
+    public KeyedLimiter create(RuleShape shape) {
+      return sluice(shape, Algorithm.SLIDING_LOG, true);
     }
   },
   /** Bucket4j local bucket, lock-free (its default), one bandwidth per window, greedy refill. */
@@ -104,7 +117,7 @@ public enum Contender {
     return shape.limits().get(0);
   }
 
-  private static KeyedLimiter sluice(RuleShape shape, Algorithm algorithm) {
+  private static KeyedLimiter sluice(RuleShape shape, Algorithm algorithm, boolean decision) {
     Rule.Builder b = Rule.builder("bench").algorithm(algorithm);
     for (RuleShape.Limit l : shape.limits()) {
       b.window(l.limit(), l.period());
@@ -113,7 +126,7 @@ public enum Contender {
     return new KeyedLimiter() {
       @Override
       public boolean tryAcquire(String key) {
-        return limiter.acquire("bench", key).allowed();
+        return decision ? limiter.acquire("bench", key).allowed() : limiter.tryAcquire("bench", key);
       }
 
       @Override

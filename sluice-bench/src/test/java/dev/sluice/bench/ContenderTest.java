@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ContenderTest {
 
   @ParameterizedTest
-  @EnumSource(value = Contender.class, names = {"SLUICE", "SLUICE_TOKEN_BUCKET", "BUCKET4J", "BUCKET4J_SYNCHRONIZED"})
+  @EnumSource(value = Contender.class, names = {"SLUICE", "SLUICE_TOKEN_BUCKET", "SLUICE_DECISION", "BUCKET4J", "BUCKET4J_SYNCHRONIZED"})
   void twoWindowContendersStopAtTheShortWindowsLimit(Contender c) {
     try (KeyedLimiter l = c.create(RuleShape.TWO_WINDOWS)) {
       int admitted = 0;

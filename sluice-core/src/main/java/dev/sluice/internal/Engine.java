@@ -1,5 +1,6 @@
 package dev.sluice.internal;
 
+import dev.sluice.Algorithm;
 import dev.sluice.Decision;
 import dev.sluice.DecisionListener;
 import dev.sluice.DenyReason;
@@ -100,20 +101,26 @@ public final class Engine implements RateLimiter {
   }
 
   private ResolvedItem resolveItem(RuleSet rs, Item it, long cost) {
-    Rule rule = rs.get(it.rule());
+    return resolveItem(rs.get(it.rule()), it.rule(), it.key(), cost);
+  }
+
+  private ResolvedItem resolveItem(Rule rule, String ruleName, String key, long cost) {
+    validate(rule, ruleName, key);
+    return new ResolvedItem(rule, key, cost, rule.windowsFor(key));
+  }
+
+  private void validate(Rule rule, String ruleName, String key) {
     if (rule == null) {
-      throw new IllegalArgumentException("unknown rule '" + it.rule() + "'");
+      throw new IllegalArgumentException("unknown rule '" + ruleName + "'");
     }
-    String key = it.key();
     if (key.isEmpty()) {
-      throw new IllegalArgumentException("key must not be empty (rule '" + it.rule() + "')");
+      throw new IllegalArgumentException("key must not be empty (rule '" + ruleName + "')");
     }
-    long bytes = utf8Length(key, it.rule());
+    long bytes = utf8Length(key, ruleName);
     if (bytes > maxKeyBytes) {
       throw new IllegalArgumentException(
-          "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + it.rule() + "')");
+          "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + ruleName + "')");
     }
-    return new ResolvedItem(rule, key, cost, rule.windowsFor(key));
   }
 
   /**
@@ -181,6 +188,30 @@ public final class Engine implements RateLimiter {
     }
     notify(request, d, start);
     return d;
+  }
+
+  /**
+   * Without listeners, on a local store, the store answers the boolean itself and no decision is
+   * built; otherwise this is {@code acquire(...).allowed()}, so listeners and failure modes see
+   * every decision.
+   */
+  @Override
+  public boolean tryAcquire(String ruleName, String key, long cost) {
+    java.util.Objects.requireNonNull(ruleName, "rule");
+    java.util.Objects.requireNonNull(key, "key");
+    if (cost < 0) {
+      throw new IllegalArgumentException("cost must be >= 0, was " + cost);
+    }
+    Rule rule = rules.get(ruleName);
+    if (rule != null && rule.algorithm() == Algorithm.LEAKY_BUCKET) {
+      throw new IllegalArgumentException("rule '" + ruleName + "' is a leaky_bucket rule: an admitted request may "
+          + "have to wait, which tryAcquire cannot tell; use acquire or acquireBlocking");
+    }
+    if (listeners.length != 0 || !store.isLocal()) {
+      return acquire(Request.of(ruleName, key, cost)).allowed();
+    }
+    validate(rule, ruleName, key);
+    return store.tryAcquire(rule, key, cost);
   }
 
   @Override

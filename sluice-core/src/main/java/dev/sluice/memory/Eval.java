@@ -1,16 +1,33 @@
 package dev.sluice.memory;
 
-/** Scratch space for evaluating one item against its windows; one per item per decision. */
+import dev.sluice.DenyReason;
+import java.util.Arrays;
+
+/**
+ * Scratch space for evaluating one item against its windows. Each key's state owns one and uses
+ * it only under its lock, from evaluation until the decision's report is built, so a decision
+ * allocates none.
+ */
 final class Eval {
   final boolean[] exceeded;
   final long[] retryMicros;
   boolean fits;
   /** For shaping: when the item would start, in store microseconds. */
   long startMicros;
-  dev.sluice.DenyReason reason = dev.sluice.DenyReason.NONE;
+  DenyReason reason = DenyReason.NONE;
 
   Eval(int windows) {
     exceeded = new boolean[windows];
     retryMicros = new long[windows];
+  }
+
+  /** Forgets the previous evaluation. */
+  Eval reset() {
+    Arrays.fill(exceeded, false);
+    Arrays.fill(retryMicros, 0);
+    fits = false;
+    startMicros = 0;
+    reason = DenyReason.NONE;
+    return this;
   }
 }

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * State in process memory. Each (rule, key) has its own state object and monitor, so unrelated
+ * State in process memory. Each (rule, key) has its own state object and lock, so unrelated
  * keys never contend; a multi-item request locks its items' states in a global order.
  *
  * <p><b>Eviction.</b> A key whose windows are all empty holds no information and is dropped by a
@@ -48,6 +48,12 @@ public final class MemoryStore implements Store {
   private final ConcurrentHashMap<String, Table> tables = new ConcurrentHashMap<>();
   private final AtomicLong keyCount = new AtomicLong();
   private final AtomicBoolean sweeping = new AtomicBoolean();
+  /**
+   * The table of the latest decision. Plain, not volatile: a stale or racy value costs only a
+   * lookup, since it is used only after its rule and liveness are checked, and a Table's other
+   * fields are final.
+   */
+  private Table lastTable;
   private volatile long lastSweep;
 
   private MemoryStore(Builder b) {
@@ -70,6 +76,8 @@ public final class MemoryStore implements Store {
   private static final class Table {
     final Rule rule;
     final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
+    /** Removed from {@code tables}: must not be found again through {@code lastTable}. */
+    volatile boolean retired;
 
     Table(Rule rule) {
       this.rule = rule;
@@ -77,19 +85,33 @@ public final class MemoryStore implements Store {
   }
 
   private Table table(Rule rule) {
-    Table t = tables.get(rule.name());
-    if (t != null && (t.rule == rule || t.rule.equals(rule))) {
+    // Most decisions name the rule of the one before: one reference comparison instead of a lookup.
+    Table t = lastTable;
+    if (t != null && t.rule == rule && !t.retired) {
       return t;
     }
-    return tables.compute(rule.name(), (name, old) -> {
-      if (old != null && old.rule.equals(rule)) {
-        return old;
-      }
-      if (old != null) {
-        keyCount.addAndGet(-old.keys.size());
-      }
-      return new Table(rule);
-    });
+    t = tables.get(rule.name());
+    if (t == null || (t.rule != rule && !t.rule.equals(rule))) {
+      t = tables.compute(rule.name(), (name, old) -> {
+        if (old != null && old.rule.equals(rule)) {
+          return old;
+        }
+        if (old != null) {
+          retire(old);
+        }
+        return new Table(rule);
+      });
+    }
+    if (lastTable != t) {
+      lastTable = t;
+    }
+    return t;
+  }
+
+  /** Forgets a table that a rule change replaced or removed. */
+  private void retire(Table t) {
+    t.retired = true;
+    keyCount.addAndGet(-t.keys.size());
   }
 
   static KeyState newState(Rule rule, List<Window> windows) {
@@ -102,10 +124,13 @@ public final class MemoryStore implements Store {
     };
   }
 
-  /** The state of the item's key, created if absent; null when the store is full at {@code now}. */
-  private KeyState state(ResolvedItem item, long now) {
-    Table t = table(item.rule());
-    KeyState s = t.keys.get(item.key());
+  /**
+   * The state of {@code key}, created if absent with {@code windows} (the key's windows under the
+   * rule when null); null when the store is full at {@code now}.
+   */
+  private KeyState state(Rule rule, String key, List<Window> windows, long now) {
+    Table t = table(rule);
+    KeyState s = t.keys.get(key);
     if (s != null) {
       return s;
     }
@@ -115,8 +140,8 @@ public final class MemoryStore implements Store {
         return null;
       }
     }
-    KeyState created = newState(item.rule(), item.windows());
-    KeyState prior = t.keys.putIfAbsent(item.key(), created);
+    KeyState created = newState(rule, windows != null ? windows : rule.windowsFor(key));
+    KeyState prior = t.keys.putIfAbsent(key, created);
     if (prior != null) {
       return prior;
     }
@@ -145,23 +170,60 @@ public final class MemoryStore implements Store {
   private List<ItemDecision> decideOne(Batch batch, long requested) {
     ResolvedItem item = batch.items().get(0);
     while (true) {
-      KeyState s = state(item, requested);
+      KeyState s = state(item.rule(), item.key(), item.windows(), requested);
       if (s == null) {
         return List.of(full(item));
       }
-      synchronized (s) {
+      s.lock();
+      try {
         if (s.dead) {
           continue; // evicted between lookup and lock: look it up again
         }
         long now = s.clamp(requested);
-        Eval e = new Eval(s.windows());
-        s.evaluate(now, item.cost(), e);
+        Eval e = s.evaluate(now, item.cost());
         if (e.fits && item.cost() > 0) {
           s.commit(now, item.cost(), e);
         }
         return List.of(report(item, s, now, e));
+      } finally {
+        s.unlock();
       }
     }
+  }
+
+  /**
+   * Decides exactly as {@link #decideOne} on the store's clock, and builds no report: the same
+   * steps, kept apart so that the boolean path allocates nothing.
+   */
+  @Override
+  public boolean tryAcquire(Rule rule, String key, long cost) {
+    long requested = ticker.nowMicros();
+    boolean admitted;
+    while (true) {
+      KeyState s = state(rule, key, null, requested);
+      if (s == null) {
+        admitted = false;
+        break;
+      }
+      s.lock();
+      try {
+        if (s.dead) {
+          continue;
+        }
+        long now = s.clamp(requested);
+        Eval e = s.evaluate(now, cost);
+        if (e.fits && cost > 0) {
+          s.commit(now, cost, e);
+        }
+        admitted = e.fits;
+        break;
+      } finally {
+        s.unlock();
+      }
+    }
+    maybeSweep(requested);
+    // A shadow rule's item never blocks its request.
+    return admitted || rule.shadow();
   }
 
   private List<ItemDecision> decideMany(Batch batch, long requested) {
@@ -171,7 +233,8 @@ public final class MemoryStore implements Store {
       KeyState[] states = new KeyState[n];
       boolean full = false;
       for (int i = 0; i < n; i++) {
-        states[i] = state(items.get(i), requested);
+        ResolvedItem it = items.get(i);
+        states[i] = state(it.rule(), it.key(), it.windows(), requested);
         full |= states[i] == null;
       }
       if (full) {
@@ -179,7 +242,7 @@ public final class MemoryStore implements Store {
       }
       KeyState[] lockOrder = states.clone();
       Arrays.sort(lockOrder, Comparator.comparingLong(s -> s.order));
-      List<ItemDecision> result = lockAll(lockOrder, 0, () -> decideLocked(items, states, requested));
+      List<ItemDecision> result = lockAll(lockOrder, () -> decideLocked(items, states, requested));
       if (result != null) {
         return result;
       }
@@ -190,18 +253,31 @@ public final class MemoryStore implements Store {
     List<ItemDecision> run();
   }
 
-  /** Locks states[from..] in order, then runs the body; null if any state turned out dead. */
-  private static List<ItemDecision> lockAll(KeyState[] states, int from, Locked body) {
-    if (from == states.length) {
+  /**
+   * Locks {@code states} (sorted by {@link KeyState#order}) in order, then runs the body; null if
+   * any state turned out dead.
+   */
+  private static List<ItemDecision> lockAll(KeyState[] states, Locked body) {
+    int held = 0;
+    try {
+      for (; held < states.length; held++) {
+        // The lock is not reentrant: a state listed twice is locked once.
+        if (held == 0 || states[held] != states[held - 1]) {
+          states[held].lock();
+        }
+      }
       for (KeyState s : states) {
         if (s.dead) {
           return null;
         }
       }
       return body.run();
-    }
-    synchronized (states[from]) {
-      return lockAll(states, from + 1, body);
+    } finally {
+      for (int i = held - 1; i >= 0; i--) {
+        if (i == 0 || states[i] != states[i - 1]) {
+          states[i].unlock();
+        }
+      }
     }
   }
 
@@ -213,8 +289,7 @@ public final class MemoryStore implements Store {
     boolean enforcedFit = true;
     for (int i = 0; i < n; i++) {
       nows[i] = states[i].clamp(requested);
-      evals[i] = new Eval(states[i].windows());
-      states[i].evaluate(nows[i], items.get(i).cost(), evals[i]);
+      evals[i] = states[i].evaluate(nows[i], items.get(i).cost());
       if (!evals[i].fits && !items.get(i).rule().shadow()) {
         enforcedFit = false;
       }
@@ -274,11 +349,12 @@ public final class MemoryStore implements Store {
         continue;
       }
       KeyState s = states[i];
-      synchronized (s) {
+      s.lock();
+      try {
         long now = s.clamp(requested);
-        Eval e = new Eval(s.windows());
-        s.evaluate(now, item.cost(), e);
-        out.add(report(item, s, now, e));
+        out.add(report(item, s, now, s.evaluate(now, item.cost())));
+      } finally {
+        s.unlock();
       }
     }
     return out;
@@ -312,13 +388,16 @@ public final class MemoryStore implements Store {
       for (Table t : tables.values()) {
         for (Map.Entry<String, KeyState> en : t.keys.entrySet()) {
           KeyState s = en.getValue();
-          synchronized (s) {
+          s.lock();
+          try {
             if (!s.dead && s.idle(Math.max(nowMicros, s.lastSeen))) {
               s.dead = true;
               if (t.keys.remove(en.getKey(), s)) {
                 keyCount.decrementAndGet();
               }
             }
+          } finally {
+            s.unlock();
           }
         }
       }
@@ -339,13 +418,16 @@ public final class MemoryStore implements Store {
     if (t != null) {
       KeyState s = t.keys.get(key);
       if (s != null) {
-        synchronized (s) {
+        s.lock();
+        try {
           if (!s.dead) {
             s.dead = true;
             if (t.keys.remove(key, s)) {
               keyCount.decrementAndGet();
             }
           }
+        } finally {
+          s.unlock();
         }
       }
     }
@@ -358,7 +440,7 @@ public final class MemoryStore implements Store {
       Rule now = after.get(t.rule.name());
       if (now == null || !now.equals(t.rule)) {
         if (tables.remove(t.rule.name(), t)) {
-          keyCount.addAndGet(-t.keys.size());
+          retire(t);
         }
       }
     }
@@ -376,6 +458,7 @@ public final class MemoryStore implements Store {
 
   @Override
   public void close() {
+    tables.values().forEach(t -> t.retired = true);
     tables.clear();
     keyCount.set(0);
   }

@@ -1,6 +1,8 @@
 package dev.sluice.spi;
 
 import dev.sluice.ItemDecision;
+import dev.sluice.Request;
+import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -25,6 +27,19 @@ public interface Store extends AutoCloseable {
   /** The same as {@link #decide}, waiting for the answer. Synchronous stores override it. */
   default List<ItemDecision> decideSync(Batch batch) {
     return decide(batch).toCompletableFuture().join();
+  }
+
+  /**
+   * Decides {@code cost} units of {@code rule} for {@code key} (validated, as in a
+   * {@link ResolvedItem}, with the key's own windows) on the store's clock, as {@link #decideSync}
+   * would, and answers only whether
+   * its request is admitted (an item of a shadow rule always is). Stores that can skip building
+   * the per-window report override it.
+   */
+  default boolean tryAcquire(Rule rule, String key, long cost) {
+    ResolvedItem item = new ResolvedItem(rule, key, cost, rule.windowsFor(key));
+    ItemDecision d = decideSync(new Batch(List.of(item), Request.STORE_CLOCK)).get(0);
+    return d.allowed() || d.shadow();
   }
 
   /** Whether {@link #decideSync} answers without I/O, so no timeout applies. */

@@ -36,7 +36,7 @@ public final class RedisRun {
       return "options: --seconds N (15) --warmup N (3) --inflight N (64) --keys N (10000) --modes "
           + String.join(",", Workload.NAMES)
           + " --contenders " + String.join(",", contenders) + " --server redis-server|valkey-server"
-          + " --ceiling-requests N (300000) --memory-samples N (200)";
+          + " --ceiling-requests N (300000; 0: no redis-benchmark ceiling) --memory-samples N (200)";
     }
 
     /** Null when help was asked for. @throws IllegalArgumentException naming a bad option */
@@ -134,7 +134,9 @@ public final class RedisRun {
           }
         }
         System.out.println();
-        ceilings(redis, admin);
+        if (o.ceilingRequests > 0) {
+          ceilings(redis, admin);
+        }
         ratios();
       } finally {
         adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
