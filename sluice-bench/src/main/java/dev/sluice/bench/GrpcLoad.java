@@ -40,6 +40,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * so a call never waits for a thread to be scheduled, and the client never shares an event loop
  * with the service it measures.
  *
+ * <p>Options: {@code --seconds} measured (15), {@code --warmup} at least (8) and
+ * {@code --warmup-max} at most (120) seconds of warm-up (see {@code warmUp}), {@code --inflight} (64),
+ * {@code --keys} (10000,1), {@code --stores} (memory,redis), {@code --loops} client event loops (1),
+ * {@code --target} host:port.
+ *
  * <pre>
  * ./mvnw -q -pl sluice-bench -am package -DskipTests
  * java -cp sluice-bench/target/sluice-bench.jar dev.sluice.bench.GrpcLoad --seconds 15 --inflight 64 --keys 10000,1

@@ -27,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * own started by the test kit) with the rule
  * {@code auth.createToken} (20/60s + 5/3s, or the admitting variant), drives
  * {@code POST /v1/acquire} with wrk over keep-alive connections, and prints decisions/s and
- * latency as Markdown.
+ * latency as Markdown. Each measured run follows a warm-up of at least {@code --warmup} (5) and at
+ * most {@code --warmup-max} (120) seconds that lasts until the service's code is compiled
+ * (see {@code warmUp}).
  *
  * <pre>
  * ./mvnw -q -pl sluice-bench -am package -DskipTests
