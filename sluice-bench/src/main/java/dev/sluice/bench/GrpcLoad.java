@@ -1,9 +1,8 @@
 package dev.sluice.bench;
 
+import com.linecorp.armeria.client.ClientFactory;
 import com.linecorp.armeria.client.grpc.GrpcClients;
-import com.google.common.util.concurrent.FutureCallback;
-import com.google.common.util.concurrent.Futures;
-import com.google.common.util.concurrent.MoreExecutors;
+import com.linecorp.armeria.common.util.EventLoopGroups;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.server.SluiceService;
@@ -14,6 +13,10 @@ import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.grpc.stub.StreamObserver;
+import io.netty.channel.EventLoopGroup;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
@@ -21,7 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -29,11 +32,23 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * gRPC load on the service's Envoy RateLimitService ({@code ShouldRateLimit}): domain
  * {@code auth}, descriptor {@code user=<key>} with the windows 20/60s + 5/3s (Sluice's extension),
- * a fixed number of calls in flight on one HTTP/2 connection, memory store then Redis.
+ * a fixed number of calls in flight on one HTTP/2 connection, memory store then Redis — or, with
+ * {@code --target host:port}, a service already running with {@link #ENVOY} in its configuration.
+ *
+ * <p>The client works as wrk does: each of the {@code --inflight} callers sends its next call from
+ * the completion of its previous one, on the client's own event loop. No other thread takes part,
+ * so a call never waits for a thread to be scheduled, and the client never shares an event loop
+ * with the service it measures.
+ *
+ * <p>Options: {@code --seconds} measured (15), {@code --warmup} at least (8) and
+ * {@code --warmup-max} at most (120) seconds of warm-up (see {@code warmUp}), {@code --inflight} (64),
+ * {@code --keys} (10000,1), {@code --stores} (memory,redis), {@code --loops} client event loops (1),
+ * {@code --target} host:port.
  *
  * <pre>
  * ./mvnw -q -pl sluice-bench -am package -DskipTests
  * java -cp sluice-bench/target/sluice-bench.jar dev.sluice.bench.GrpcLoad --seconds 15 --inflight 64 --keys 10000,1
+ * java -cp sluice-bench/target/sluice-bench.jar dev.sluice.bench.GrpcLoad --target 127.0.0.1:8080 --keys 10000
  * </pre>
  */
 public final class GrpcLoad {
@@ -51,46 +66,108 @@ public final class GrpcLoad {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new LinkedHashMap<>(Map.of("seconds", "15", "warmup", "8", "inflight", "64",
-        "keys", "10000,1", "stores", "memory,redis"));
+        "keys", "10000,1", "stores", "memory,redis", "target", "", "loops", "1", "warmup-max", "120"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
         throw new IllegalArgumentException("unknown option '" + args[i] + "'; known: " + o.keySet());
       }
       o.put(args[i].substring(2), args[i + 1]);
     }
-    Path dir = Files.createTempDirectory("sluice-grpc-load-");
-    Files.writeString(dir.resolve("envoy.yaml"), ENVOY);
+    int inflight = Integer.parseInt(o.get("inflight"));
+    int loops = Integer.parseInt(o.get("loops"));
     System.out.println("## gRPC load (Envoy ShouldRateLimit), " + ZonedDateTime.now());
     System.out.println();
-    System.out.println("| store | keys | in flight | decisions/s | OK | p50 µs | p99 µs | p99.9 µs | errors |");
-    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (String storeName : o.get("stores").split(",")) {
-      try (Standalone redis = storeName.equals("redis") ? Standalone.start(Flavor.REDIS) : null) {
+    System.out.println("| store | keys | in flight | warm-up s | decisions/s | OK | p50 µs | p99 µs | p99.9 µs | errors |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    EventLoopGroup clientLoops = EventLoopGroups.newEventLoopGroup(loops);
+    try (ClientFactory factory = ClientFactory.builder().workerGroup(clientLoops, true).build()) {
+      if (!o.get("target").isEmpty()) {
         for (String keys : o.get("keys").split(",")) {
-          if (redis != null) {
-            redis.command("FLUSHALL");
-          }
-          Store store = redis == null ? MemoryStore.create() : RedisStore.connect(redis.uri());
-          try (SluiceService service = SluiceService.start(
-              SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0), store)) {
-            RateLimitServiceGrpc.RateLimitServiceFutureStub stub = GrpcClients.builder("http://127.0.0.1:" + service.port())
-                .build(RateLimitServiceGrpc.RateLimitServiceFutureStub.class);
-            int n = Integer.parseInt(keys);
-            int inflight = Integer.parseInt(o.get("inflight"));
-            drive(stub, n, inflight, Integer.parseInt(o.get("warmup")));
-            Stats s = drive(stub, n, inflight, Integer.parseInt(o.get("seconds")));
-            System.out.printf(Locale.ROOT, "| %s | %,d | %d | %,.0f | %.1f%% | %.0f | %.0f | %.0f | %d |%n", storeName, n,
-                inflight, s.done / s.seconds, 100.0 * s.ok / Math.max(1, s.done), s.quantile(0.5) / 1e3,
-                s.quantile(0.99) / 1e3, s.quantile(0.999) / 1e3, s.errors);
+          measure(factory, "http://" + o.get("target"), "(target)", Integer.parseInt(keys), inflight, o);
+        }
+        return;
+      }
+      Path dir = Files.createTempDirectory("sluice-grpc-load-");
+      Files.writeString(dir.resolve("envoy.yaml"), ENVOY);
+      for (String storeName : o.get("stores").split(",")) {
+        try (Standalone redis = storeName.equals("redis") ? Standalone.start(Flavor.REDIS) : null) {
+          for (String keys : o.get("keys").split(",")) {
+            if (redis != null) {
+              redis.command("FLUSHALL");
+            }
+            Store store = redis == null ? MemoryStore.create() : RedisStore.connect(redis.uri());
+            try (SluiceService service = SluiceService.start(
+                SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0), store)) {
+              measure(factory, "http://127.0.0.1:" + service.port(), storeName, Integer.parseInt(keys), inflight, o);
+            }
           }
         }
       }
     }
   }
 
+  private static void measure(ClientFactory factory, String uri, String storeName, int keys, int inflight,
+      Map<String, String> o) throws InterruptedException {
+    RateLimitServiceGrpc.RateLimitServiceStub stub = GrpcClients.builder(uri).factory(factory)
+        .build(RateLimitServiceGrpc.RateLimitServiceStub.class);
+    RateLimitRequest[] requests = requests(keys);
+    int warmed = warmUp(stub, requests, inflight, Integer.parseInt(o.get("warmup")),
+        Integer.parseInt(o.get("warmup-max")));
+    Stats s = drive(stub, requests, inflight, Integer.parseInt(o.get("seconds")));
+    System.out.printf(Locale.ROOT, "| %s | %,d | %d | %d | %,.0f | %.1f%% | %.0f | %.0f | %.0f | %d |%n", storeName,
+        keys, inflight, warmed, s.done / s.seconds, 100.0 * s.ok / Math.max(1, s.done), s.quantile(0.5) / 1e3,
+        s.quantile(0.99) / 1e3, s.quantile(0.999) / 1e3, s.errors);
+  }
+
+  /**
+   * Drives the service until this process's JIT compilers have gone quiet and the rate has
+   * stopped rising: at least {@code minSeconds}, then until a 2-second slice in which the
+   * compilers spent less than 250 ms and which was no more than 5% faster than the slice before,
+   * at most {@code maxSeconds}. A fixed warm-up is not enough on a busy machine: the compilers get
+   * only a share of the CPU, and a run that starts before the client's and the service's code is
+   * compiled measures the interpreter (under four CPU hogs on two cores the compilers were busy
+   * for the first 50 s, and a run after 8 s of warm-up gave a tenth of the steady rate).
+   *
+   * @return the seconds spent
+   */
+  static int warmUp(RateLimitServiceGrpc.RateLimitServiceStub stub, RateLimitRequest[] requests, int inflight,
+      int minSeconds, int maxSeconds) throws InterruptedException {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    int elapsed = 0;
+    double previous = 0;
+    while (elapsed < maxSeconds) {
+      long compiledBefore = jit.getTotalCompilationTime();
+      Stats s = drive(stub, requests, inflight, 2);
+      elapsed += 2;
+      double rate = s.done / s.seconds;
+      boolean compilersQuiet = jit.getTotalCompilationTime() - compiledBefore < 250;
+      if (elapsed >= minSeconds && compilersQuiet && rate <= previous * 1.05) {
+        break;
+      }
+      previous = rate;
+    }
+    return elapsed;
+  }
+
+  /** The requests, built once, so that the client spends its time on calls and not on building them. */
+  static RateLimitRequest[] requests(int keys) {
+    RateLimitRequest[] r = new RateLimitRequest[keys];
+    for (int i = 0; i < keys; i++) {
+      r[i] = RateLimitRequest.newBuilder().setDomain("auth")
+          .addDescriptors(RateLimitDescriptor.newBuilder()
+              .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("user")
+                  .setValue(String.format(Locale.ROOT, "user:%07d", i))))
+          .build();
+    }
+    return r;
+  }
+
   /** Completed calls and their latencies (10 µs buckets up to 1 s). */
   static final class Stats {
     final AtomicLongArray buckets = new AtomicLongArray(100_001);
+    final AtomicLong doneCount = new AtomicLong();
+    final AtomicLong okCount = new AtomicLong();
+    final AtomicLong errorCount = new AtomicLong();
     long done;
     long ok;
     long errors;
@@ -113,54 +190,96 @@ public final class GrpcLoad {
     }
   }
 
-  private static Stats drive(RateLimitServiceGrpc.RateLimitServiceFutureStub stub, int keys, int inflight,
+  /**
+   * Runs {@code inflight} callers for {@code seconds}; counts the calls that completed before the
+   * end (those still in flight then are waited for, not counted).
+   */
+  static Stats drive(RateLimitServiceGrpc.RateLimitServiceStub stub, RateLimitRequest[] requests, int inflight,
       int seconds) throws InterruptedException {
     Stats s = new Stats();
-    Semaphore slots = new Semaphore(inflight);
-    AtomicLong done = new AtomicLong();
-    AtomicLong ok = new AtomicLong();
-    AtomicLong errors = new AtomicLong();
-    SplittableRandom rnd = new SplittableRandom(1);
     long start = System.nanoTime();
     long end = start + TimeUnit.SECONDS.toNanos(seconds);
-    while (System.nanoTime() < end) {
-      if (!slots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-        continue;
-      }
-      String key = String.format(Locale.ROOT, "user:%07d", keys == 1 ? 0 : rnd.nextInt(keys));
-      RateLimitRequest req = RateLimitRequest.newBuilder().setDomain("auth")
-          .addDescriptors(RateLimitDescriptor.newBuilder()
-              .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("user").setValue(key)))
-          .build();
-      long t0 = System.nanoTime();
-      Futures.addCallback(stub.shouldRateLimit(req), new FutureCallback<RateLimitResponse>() {
-        @Override
-        public void onSuccess(RateLimitResponse r) {
-          record(t0);
-          if (r.getOverallCode() == RateLimitResponse.Code.OK) {
-            ok.incrementAndGet();
-          }
-        }
-
-        @Override
-        public void onFailure(Throwable t) {
-          record(t0);
-          errors.incrementAndGet();
-        }
-
-        private void record(long t0) {
-          long micros10 = (System.nanoTime() - t0) / 10_000;
-          s.buckets.incrementAndGet((int) Math.min(micros10, s.buckets.length() - 1));
-          done.incrementAndGet();
-          slots.release();
-        }
-      }, MoreExecutors.directExecutor());
+    CountDownLatch stopped = new CountDownLatch(inflight);
+    for (int i = 0; i < inflight; i++) {
+      new Caller(stub, requests, s, end, stopped, new SplittableRandom(i)).next();
     }
-    s.seconds = (System.nanoTime() - start) / 1e9;
-    slots.tryAcquire(inflight, 30, TimeUnit.SECONDS);
-    s.done = done.get();
-    s.ok = ok.get();
-    s.errors = errors.get();
+    if (!stopped.await(seconds + 60L, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("calls still in flight a minute after the end of the run");
+    }
+    s.seconds = seconds;
+    s.done = s.doneCount.get();
+    s.ok = s.okCount.get();
+    s.errors = s.errorCount.get();
     return s;
+  }
+
+  /**
+   * One caller: a call at a time, the next one sent from the completion of the previous one (on
+   * the client's event loop, so the call is written without a hand-off between threads). Its
+   * fields are only touched by one call at a time, each completion happening after the call that
+   * set them.
+   */
+  private static final class Caller implements StreamObserver<RateLimitResponse> {
+    private final RateLimitServiceGrpc.RateLimitServiceStub stub;
+    private final RateLimitRequest[] requests;
+    private final Stats stats;
+    private final long end;
+    private final CountDownLatch stopped;
+    private final SplittableRandom rnd;
+    private long sentAt;
+    private boolean ok;
+
+    Caller(RateLimitServiceGrpc.RateLimitServiceStub stub, RateLimitRequest[] requests, Stats stats, long end,
+        CountDownLatch stopped, SplittableRandom rnd) {
+      this.stub = stub;
+      this.requests = requests;
+      this.stats = stats;
+      this.end = end;
+      this.stopped = stopped;
+      this.rnd = rnd;
+    }
+
+    void next() {
+      if (System.nanoTime() - end >= 0) {
+        stopped.countDown();
+        return;
+      }
+      ok = false;
+      sentAt = System.nanoTime();
+      stub.shouldRateLimit(requests[requests.length == 1 ? 0 : rnd.nextInt(requests.length)], this);
+    }
+
+    @Override
+    public void onNext(RateLimitResponse r) {
+      ok = r.getOverallCode() == RateLimitResponse.Code.OK;
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      if (record()) {
+        stats.errorCount.incrementAndGet();
+      }
+      next();
+    }
+
+    @Override
+    public void onCompleted() {
+      if (record() && ok) {
+        stats.okCount.incrementAndGet();
+      }
+      next();
+    }
+
+    /** Records the call if it completed before the end of the run. */
+    private boolean record() {
+      long now = System.nanoTime();
+      if (now - end > 0) {
+        return false;
+      }
+      long micros10 = (now - sentAt) / 10_000;
+      stats.buckets.incrementAndGet((int) Math.min(micros10, stats.buckets.length() - 1));
+      stats.doneCount.incrementAndGet();
+      return true;
+    }
   }
 }

@@ -10,6 +10,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * own started by the test kit) with the rule
  * {@code auth.createToken} (20/60s + 5/3s, or the admitting variant), drives
  * {@code POST /v1/acquire} with wrk over keep-alive connections, and prints decisions/s and
- * latency as Markdown.
+ * latency as Markdown. Each measured run follows a warm-up of at least {@code --warmup} (5) and at
+ * most {@code --warmup-max} (120) seconds that lasts until the service's code is compiled
+ * (see {@code warmUp}).
  *
  * <pre>
  * ./mvnw -q -pl sluice-bench -am package -DskipTests
@@ -58,7 +62,8 @@ public final class HttpLoad {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new LinkedHashMap<>(Map.of("seconds", "15", "connections", "64", "threads", "1",
-        "keys", "10000,1", "rules", "real,admitting", "wrk", "wrk", "stores", "memory,redis", "warmup", "5"));
+        "keys", "10000,1", "rules", "real,admitting", "wrk", "wrk", "stores", "memory,redis", "warmup", "5",
+        "warmup-max", "120"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
         throw new IllegalArgumentException("unknown option '" + args[i] + "'; known: " + o.keySet());
@@ -67,8 +72,8 @@ public final class HttpLoad {
     }
     System.out.println("## HTTP load, " + ZonedDateTime.now());
     System.out.println();
-    System.out.println("| store | rule | keys | wrk threads | connections | decisions/s | allowed | p50 µs | p99 µs | p99.9 µs | errors |");
-    System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    System.out.println("| store | rule | keys | wrk threads | connections | warm-up s | decisions/s | allowed | p50 µs | p99 µs | p99.9 µs | errors |");
+    System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     Path dir = Files.createTempDirectory("sluice-http-load-");
     Path lua = dir.resolve("acquire.lua");
     try (InputStream in = HttpLoad.class.getResourceAsStream("http/acquire.lua")) {
@@ -96,22 +101,47 @@ public final class HttpLoad {
           List<String> cmd = List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"),
               "-d", o.get("seconds") + "s", "--latency", "-s", lua.toString(),
               "http://127.0.0.1:" + service.port() + "/v1/acquire");
-          // a run first, so that the service's code is compiled when the measured run starts
-          wrk(List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"), "-d", o.get("warmup") + "s", "-s",
-              lua.toString(),
-              "http://127.0.0.1:" + service.port() + "/v1/acquire"), keys);
+          int warmed = warmUp(List.of(o.get("wrk"), "-t", o.get("threads"), "-c", o.get("connections"), "-d", "2s",
+              "-s", lua.toString(), "http://127.0.0.1:" + service.port() + "/v1/acquire"), keys,
+              Integer.parseInt(o.get("warmup")), Integer.parseInt(o.get("warmup-max")));
           Map<String, String> r = wrk(cmd, keys);
           long allowed = Long.parseLong(r.get("allowed"));
           long denied = Long.parseLong(r.get("denied"));
-          System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %,.0f | %.1f%% | %s | %s | %s | %s |%n", storeName,
-              rule, keys,
-              o.get("threads"), o.get("connections"), Double.parseDouble(r.get("rps")),
+          System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %d | %,.0f | %.1f%% | %s | %s | %s | %s |%n",
+              storeName, rule, keys, o.get("threads"), o.get("connections"), warmed, Double.parseDouble(r.get("rps")),
               100.0 * allowed / Math.max(1, allowed + denied), r.get("p50us"), r.get("p99us"), r.get("p999us"),
               r.get("other"));
           System.out.println("<!-- " + String.join(" ", cmd) + " -->");
         }
       }
     }
+  }
+
+  /**
+   * Runs 2-second wrk runs until the service's JIT compilers (in this process) have gone quiet
+   * and the rate has stopped rising: at least {@code minSeconds}, then until a run during which
+   * the compilers spent less than 250 ms and which was no more than 5% faster than the one
+   * before, at most {@code maxSeconds}. On a busy machine the compilers get only a share of the
+   * CPU, and a fixed warm-up left the first measured run on code still being compiled.
+   *
+   * @return the seconds spent
+   */
+  private static int warmUp(List<String> cmd, String keys, int minSeconds, int maxSeconds)
+      throws IOException, InterruptedException {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    int elapsed = 0;
+    double previous = 0;
+    while (elapsed < maxSeconds) {
+      long compiledBefore = jit.getTotalCompilationTime();
+      double rate = Double.parseDouble(wrk(cmd, keys).get("rps"));
+      elapsed += 2;
+      boolean compilersQuiet = jit.getTotalCompilationTime() - compiledBefore < 250;
+      if (elapsed >= minSeconds && compilersQuiet && rate <= previous * 1.05) {
+        break;
+      }
+      previous = rate;
+    }
+    return elapsed;
   }
 
   private static Map<String, String> wrk(List<String> cmd, String keys) throws IOException, InterruptedException {
