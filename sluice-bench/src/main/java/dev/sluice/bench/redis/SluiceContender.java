@@ -53,17 +53,20 @@ final class SluiceContender implements RedisContender {
     return "*{" + RULE + "|" + key + "}*";
   }
 
-  /** The arguments of the EVALSHA this contender sends for one decision on {@code key}, as MONITOR saw them. */
+  /**
+   * The command this contender sends for one decision on {@code key} (FCALL of the library, or
+   * EVALSHA where the server has no functions), as MONITOR saw it.
+   */
   List<String> evalsha(int port, String key) {
     List<List<String>> seen = MonitorCapture.capture(port, () -> limiter.acquire(RULE, key));
     List<String> last = null;
     for (List<String> c : seen) {
-      if (c.get(0).equalsIgnoreCase("evalsha")) {
+      if (c.get(0).equalsIgnoreCase("fcall") || c.get(0).equalsIgnoreCase("evalsha")) {
         last = c;
       }
     }
     if (last == null) {
-      throw new IllegalStateException("no EVALSHA seen for one decision; saw " + seen);
+      throw new IllegalStateException("no FCALL or EVALSHA seen for one decision; saw " + seen);
     }
     return new ArrayList<>(last);
   }
