@@ -192,23 +192,18 @@ public final class Engine implements RateLimiter {
 
   /**
    * Without listeners, on a local store, the store answers the boolean itself and no decision is
-   * built; otherwise this is {@code acquire(...).allowed()}, so listeners and failure modes see
-   * every decision.
+   * built; otherwise (and for unknown and shaping rules, which the interface's default rejects)
+   * this is {@code acquire(...).allowed()}, so listeners and failure modes see every decision.
    */
   @Override
   public boolean tryAcquire(String ruleName, String key, long cost) {
-    java.util.Objects.requireNonNull(ruleName, "rule");
+    Rule rule = rules.get(ruleName);
+    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || listeners.length != 0 || !store.isLocal()) {
+      return RateLimiter.super.tryAcquire(ruleName, key, cost);
+    }
     java.util.Objects.requireNonNull(key, "key");
     if (cost < 0) {
       throw new IllegalArgumentException("cost must be >= 0, was " + cost);
-    }
-    Rule rule = rules.get(ruleName);
-    if (rule != null && rule.algorithm() == Algorithm.LEAKY_BUCKET) {
-      throw new IllegalArgumentException("rule '" + ruleName + "' is a leaky_bucket rule: an admitted request may "
-          + "have to wait, which tryAcquire cannot tell; use acquire or acquireBlocking");
-    }
-    if (listeners.length != 0 || !store.isLocal()) {
-      return acquire(Request.of(ruleName, key, cost)).allowed();
     }
     validate(rule, ruleName, key);
     return store.tryAcquire(rule, key, cost);
