@@ -196,6 +196,9 @@ final class ItemShape {
     return end;
   }
 
+  /** Version of the sliding log's value layout (2: large rules keep per-window cursors). */
+  static final int SLIDING_LOG_LAYOUT = 2;
+
   /**
    * 32 bits of SHA-256 over everything that makes two rules unequal (as {@link Rule#equals}):
    * state written under one definition is not read under another, as in the memory store.
@@ -203,6 +206,10 @@ final class ItemShape {
   static int fingerprint(Rule rule) {
     StringBuilder b = new StringBuilder();
     b.append(rule.name()).append('\n').append(rule.algorithm().configName()).append('\n');
+    if (rule.algorithm() == Algorithm.SLIDING_LOG) {
+      // The value's layout: values another layout wrote are treated as absent, not misread.
+      b.append("layout=").append(SLIDING_LOG_LAYOUT).append('\n');
+    }
     windows(b, rule.windows());
     b.append("max_wait=").append(rule.hasExplicitMaxWait() ? rule.maxWait().toNanos() : "default").append('\n');
     b.append("precision=").append(rule.precision()).append('\n');

@@ -72,8 +72,8 @@ end
 -- The result depends on nothing but the argument, and only gains what is derived from it once
 -- made: decide.lua keeps it for later calls with the same argument (see item there). `a` is its
 -- algorithm's functions (set there), `over` the windows whose limit the cost exceeds (false:
--- none), `fields` and `offsets` the sliding window's layout (set by its prepare), and `px` the
--- usual TTL (set by ttl_px).
+-- none), `fields` and `offsets` the sliding window's layout and `hdr` and `hfmt` the sliding
+-- log's (set by their prepare), and `px` the usual TTL (set by ttl_px).
 local function read_item(arg)
   local v = cjson.decode(arg)
   local alg, n = v[1], v[6]
@@ -109,20 +109,21 @@ local function read_item(arg)
     alg = alg, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
     extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, over = over, a = false, fields = false, offsets = false,
-    px = false,
+    px = false, hdr = false, hfmt = false,
   }
 end
 
 -- A state (what an algorithm's load returns) also carries the item's evaluation, which
 -- decide.lua fills in: t the time it is decided at, fits, reason, ex[i] the retry of each
 -- exceeded window (ex is false while none is), and (leaky_bucket) start. Every load names these
--- in its constructor.
+-- in its constructor. A state may carry `spare`, a table of false values that exceed uses as ex
+-- instead of making one (a load that reuses its states from call to call provides it).
 
 -- Records that window i cannot take the cost, and when it could (retry > 0 us, or -1: never).
 local function exceed(s, i, retry, reason)
   local ex = s.ex
   if not ex then
-    ex = {}
+    ex = s.spare or {}
     s.ex = ex
   end
   ex[i] = retry

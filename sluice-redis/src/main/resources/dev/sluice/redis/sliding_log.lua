@@ -2,13 +2,16 @@
 -- key, newest last, holding at most the largest limit (cap) of the key's windows.
 --
 -- A window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
--- before now - P: one fixed-width read. `remaining` counts the units inside (now - P, now] by
--- binary search over the newest L. Mirrors dev.sluice.memory.SlidingLogState.
+-- before now - P: one fixed-width read. Mirrors dev.sluice.memory.SlidingLogState.
 --
--- Value: a 36-byte header, then a ring of `len` slots of W bytes (W = extra, 6 or 8):
+-- Value: a header, then a ring of `len` slots of W bytes (W = extra, 6 or 8). The header:
 --   fp    uint32   rule fingerprint          last  int64   latest time seen
 --   base  int64    slots hold (t - base)     head  uint32  next slot to write
 --   size  uint32   units held (<= len)       seq   int64   units ever admitted, less refunds
+-- and, for a large rule (one whose values can reach CACHED bytes):
+--   len   uint32   slots in the ring
+--   then per window a uint32, its cursor: a count of the newest units that includes every unit
+--   inside the window as of some commit (the last one that read the value slot by slot).
 -- With W = 6 a slot spans 2^48 us (8.9 years) from base; when now outgrows that, base moves up
 -- to now - longest period and older units are clamped to it, which changes no answer since they
 -- are outside every window. The Java side picks W = 8 for periods over 2^46 us.
@@ -16,16 +19,23 @@
 -- The ring grows with use (doubling up to 32 slots, then by a quarter at a time, up to cap), not
 -- preallocated to the limit, and only while the units it would push out are still inside some
 -- window; growing rewrites the value once, so it is allocated at its exact size.
--- Values up to CACHED bytes are read whole with one GET (or GETRANGE, if the rule's values can
--- be larger) and written whole with one SET (with PX: value and TTL in one command), and rings
--- of up to DECODED slots are decoded with one struct call; larger ones are read and written slot by slot with GETRANGE / SETRANGE, so a decision on
--- a log of 10^6 units costs O(windows * log L) reads, not O(L). Either way a slot is decoded at
--- most once per call.
+--
+-- A small rule's value is read whole with one GET and written whole with one SET (with PX: value
+-- and TTL in one command); rings of up to DECODED slots are decoded with one struct call, and
+-- `remaining` is a binary search over the newest L units. A large rule's value is not read whole
+-- once it is large: Redis's Lua hashes every byte of every string it receives, so a 4 KB read
+-- costs more than the rest of the decision. Its first CACHED bytes are read with one GETRANGE
+-- (the whole value while it is that small, then handled as a small one), and beyond that its
+-- slots one by one, each at most once per call. `remaining` then searches forward from the
+-- window's cursor: units are stamped in order, so the units older than the cursor were outside
+-- the window at that commit and have stayed outside. Galloping, then binary search, costs
+-- O(log k) reads for a cursor k units behind; a commit moves the cursors up, so a decision reads
+-- a few slots, however large the log.
 
 ALGORITHMS[1] = function()
   local LOG_HEADER = 36
   local LOG_FORMAT = '<I4i8i8I4I4i8'
-  local CACHED = 4096
+  local CACHED = 1024
   local DECODED = 32
   -- struct formats by slot width and ring length (up to DECODED): of the ring alone, and of the
   -- whole value, keyed by 100 * W + len. Building a format costs about as much as the struct call
@@ -56,48 +66,93 @@ ALGORITHMS[1] = function()
     if s.len == 0 or s.len > DECODED then
       return {}
     end
-    return {struct.unpack(ring_format(s.W, s.len), s.raw, LOG_HEADER + 1)}
+    return {struct.unpack(ring_format(s.W, s.len), s.raw, s.hdr + 1)}
+  end
+
+  -- The rule's layout, once per item: header size and format (with cursors for large rules).
+  local function prepare(it)
+    if LOG_HEADER + it.extra * it.maxlimit < CACHED then
+      it.hdr, it.hfmt = LOG_HEADER, LOG_FORMAT
+    else
+      it.hdr, it.hfmt = LOG_HEADER + 4 + 4 * it.n, LOG_FORMAT .. string.rep('I4', 1 + it.n)
+    end
   end
 
   -- s.raw: the whole value when it is small (or rebuilt in Lua), else false.
   -- s.ring: slot values (t - base) by position + 1 as far as read: decoded at once from a small
   -- value, else one by one (from s.raw, or with GETRANGE) as the evaluation and the report's
   -- binary searches probe them, each once.
-  local function load(key, it)
+  --
+  -- States by the item's position in the request (k), reused from call to call when running as
+  -- a library: resetting the fields costs half of building the table, and leaves no garbage.
+  -- k is nil for a refund, which builds its own.
+  local POOL = {}
+
+  local function load(key, it, k)
     local W = it.extra -- 6 or 8
-    local s = {
-      key = key, present = false, last = 0, W = W, fmt = W == 6 and '<I6' or '<I8', size = 0,
-      raw = false, ring = false, base = 0, head = 0, seq = 0, len = 0,
-      t = 0, fits = true, reason = REASON_NONE, ex = false,
-    }
-    local raw, total
-    if LOG_HEADER + W * it.maxlimit < CACHED then
-      -- Every value of this rule is small: read whole, with the cheaper command. (A large value
-      -- of another rule definition is read whole once, then replaced.)
-      raw = redis.call('GET', key) or ''
-      total = #raw
+    local hdr = it.hdr
+    local s = k and POOL[k]
+    if s then
+      s.key, s.present, s.last, s.W, s.fmt, s.size = key, false, 0, W, W == 6 and '<I6' or '<I8', 0
+      s.raw, s.ring, s.base, s.head, s.seq, s.len, s.hdr, s.cur = false, false, 0, 0, 0, 0, hdr, false
+      s.t, s.fits, s.reason, s.ex = 0, true, REASON_NONE, false
+      -- The report reads ex[1..n] only: clearing those is enough.
+      local spare = s.spare
+      for i = 1, it.n do spare[i] = false end
     else
-      raw = redis.call('GETRANGE', key, 0, CACHED - 1)
-      total = #raw
-      if total == CACHED then
-        total = redis.call('STRLEN', key)
+      s = {
+        key = key, present = false, last = 0, W = W, fmt = W == 6 and '<I6' or '<I8', size = 0,
+        raw = false, ring = false, base = 0, head = 0, seq = 0, len = 0, hdr = hdr, cur = false,
+        t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {},
+      }
+      if k then POOL[k] = s end
+    end
+    if hdr == LOG_HEADER then
+      -- Every value of this rule is small: read whole. (A large value of another rule
+      -- definition is read whole once, then replaced.)
+      local raw = redis.call('GET', key) or ''
+      local total = #raw
+      if total < hdr or (total - hdr) % W ~= 0 then
+        return s
       end
-    end
-    if total < LOG_HEADER or (total - LOG_HEADER) % W ~= 0 then
+      local fp, last, base, head, size, seq = struct.unpack(LOG_FORMAT, raw)
+      if fp ~= it.fp or last < it.fresh then
+        return s
+      end
+      s.present, s.last, s.base, s.head, s.size, s.seq = true, last, base, head, size, seq
+      s.len = (total - hdr) / W
+      s.raw = raw
+      s.ring = decode(s)
       return s
     end
-    local fp, last, base, head, size, seq = struct.unpack(LOG_FORMAT, raw)
-    if fp ~= it.fp or last < it.fresh then
+    -- A large rule's value: its first CACHED bytes, which are the whole value while it is
+    -- small; a larger one is read slot by slot. Every string a command returns to Lua is hashed
+    -- byte by byte (Redis's Lua interns strings with a full hash), so reading a large value
+    -- whole would cost more than the decision.
+    local raw = redis.call('GETRANGE', key, 0, CACHED - 1)
+    if #raw < hdr then
       return s
     end
-    local len = (total - LOG_HEADER) / W
-    s.present, s.last, s.base, s.head, s.size, s.seq = true, last, base, head, size, seq
-    s.len = len
-    if total < CACHED then
+    local v = {struct.unpack(it.hfmt, raw)}
+    -- fp, last, base, head, size, seq, len, then how many units are inside each window.
+    if v[1] ~= it.fp or v[2] < it.fresh then
+      return s
+    end
+    local seq = v[6]
+    local cur = {}
+    for i = 1, it.n do
+      cur[i] = seq - v[7 + i]
+    end
+    local total = hdr + v[7] * W
+    if total < #raw then
+      return s
+    end
+    s.present, s.last, s.base, s.head, s.size, s.seq, s.len = true, v[2], v[3], v[4], v[5], seq, v[7]
+    s.cur = cur
+    if total == #raw then
       s.raw = raw
       s.ring = decode(s)
     else
-      -- Read slot by slot: a value of the rule's size can hold CACHED bytes or more.
       s.ring = {}
     end
     return s
@@ -105,7 +160,7 @@ ALGORITHMS[1] = function()
 
   -- The value of slot pos + 1 (1 <= pos + 1 <= len) when not decoded yet.
   local function read_slot(s, pos)
-    local off = LOG_HEADER + pos * s.W
+    local off = s.hdr + pos * s.W
     local v
     if s.raw then
       v = struct.unpack(s.fmt, s.raw, off + 1)
@@ -131,7 +186,7 @@ ALGORITHMS[1] = function()
     from = from % s.len
     while count > 0 do
       local m = math.min(count, s.len - from)
-      local off = LOG_HEADER + from * s.W
+      local off = s.hdr + from * s.W
       if s.raw then
         bytes = bytes .. string.sub(s.raw, off + 1, off + m * s.W)
       else
@@ -152,7 +207,7 @@ ALGORITHMS[1] = function()
     while count > 0 do
       local m = s.len - from
       if count < m then m = count end
-      local off = LOG_HEADER + from * s.W
+      local off = s.hdr + from * s.W
       local piece = bytes
       if m < count then
         piece = string.sub(bytes, 1, m * s.W)
@@ -185,23 +240,42 @@ ALGORITHMS[1] = function()
     s.base = base
     s.len = len
     s.head = s.size % len
-    s.raw = string.rep('\0', LOG_HEADER) .. entries .. string.rep('\0', (len - s.size) * s.W)
+    s.raw = string.rep('\0', s.hdr) .. entries .. string.rep('\0', (len - s.size) * s.W)
     s.ring = decode(s)
   end
 
   -- Writes the header (and, when the value is held in Lua, everything) back. A commit passes the
   -- TTL; a refund keeps the one the last commit set. `whole`: s.ring holds every slot and s.raw's
   -- ring is stale, so the value is packed from s.ring with one struct call.
+  local DISTANCES = {}
+
+  local function header(s, it)
+    if s.hdr == LOG_HEADER then
+      return struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
+    end
+    local d, cur = DISTANCES, s.cur
+    for i = 1, it.n do
+      local x = s.seq - cur[i]
+      if x < 0 then x = 0 elseif x > s.size then x = s.size end
+      d[i] = x
+    end
+    return struct.pack(it.hfmt, it.fp, s.last, s.base, s.head, s.size, s.seq, s.len, unpack(d, 1, it.n))
+  end
+
   local function persist(s, it, ttl, whole)
     if whole then
-      s.raw = struct.pack(value_format(s.W, s.len), it.fp, s.last, s.base, s.head, s.size, s.seq,
-        unpack(s.ring, 1, s.len))
+      if s.hdr == LOG_HEADER then
+        s.raw = struct.pack(value_format(s.W, s.len), it.fp, s.last, s.base, s.head, s.size, s.seq,
+          unpack(s.ring, 1, s.len))
+      else
+        s.raw = header(s, it) .. struct.pack(ring_format(s.W, s.len), unpack(s.ring, 1, s.len))
+      end
       redis.call('SET', s.key, s.raw, 'PX', ttl)
       return
     end
-    local header = struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
+    local header = header(s, it)
     if s.raw then
-      s.raw = header .. string.sub(s.raw, LOG_HEADER + 1)
+      s.raw = header .. string.sub(s.raw, s.hdr + 1)
       if ttl then
         redis.call('SET', s.key, s.raw, 'PX', ttl)
       else
@@ -213,6 +287,59 @@ ALGORITHMS[1] = function()
         redis.call('PEXPIRE', s.key, ttl)
       end
     end
+  end
+
+  -- The slot value (t - base) of the unit of index j (seq - size <= j < seq).
+  local function at(s, j)
+    local pos = (s.head - (s.seq - j)) % s.len
+    local ring = s.ring
+    return ring[pos + 1] or read_slot(s, pos)
+  end
+
+  -- The first index in [lo, seq) whose unit is after `floor` (relative to base), or seq if none:
+  -- galloping from lo, then binary search, so a cursor k units behind costs about 2 log2(k) reads.
+  local function first_after(s, lo, floor)
+    local seq = s.seq
+    local hi, step = seq, 1
+    while lo < hi do
+      local j = lo + step - 1
+      if j >= hi then j = hi - 1 end
+      if at(s, j) > floor then
+        hi = j
+        break
+      end
+      lo = j + 1
+      step = step * 2
+    end
+    while lo < hi do
+      local mid = lo + hi
+      mid = (mid - mid % 2) / 2
+      if at(s, mid) > floor then
+        hi = mid
+      else
+        lo = mid + 1
+      end
+    end
+    return lo
+  end
+
+  -- Moves each window's cursor to its first unit inside the window at `now` (large rules).
+  local function advance(s, it, now)
+    local cur, seq, size = s.cur, s.seq, s.size
+    for i = 1, it.n do
+      local held = it.limit[i]
+      if size < held then held = size end
+      local lo = cur[i]
+      if lo < seq - held then lo = seq - held end
+      if lo > seq then lo = seq end
+      cur[i] = first_after(s, lo, now - it.period[i] - s.base)
+    end
+  end
+
+  local function no_cursors(it)
+    local cur = {}
+    for i = 1, it.n do cur[i] = 0 end
+    return cur
   end
 
   local function evaluate(s, it, now)
@@ -238,6 +365,7 @@ ALGORITHMS[1] = function()
     if not s.present then
       s.size, s.seq, s.head, s.base, s.len = 0, 0, 0, now, 0
       s.raw, s.ring = false, false
+      if s.hdr > LOG_HEADER then s.cur = no_cursors(it) end
     end
     local len = s.len
     local needed = s.size + c
@@ -301,13 +429,15 @@ ALGORITHMS[1] = function()
     s.seq = s.seq + c
     s.last = now
     s.present = true
+    if s.cur and not s.raw then advance(s, it, now) end
     persist(s, it, ttl_px(it, it.longest), whole)
   end
 
   local function create(s, it, now)
     s.size, s.seq, s.head, s.base, s.len, s.last = 0, 0, 0, now, 0, now
     s.present = true
-    s.raw = string.rep('\0', LOG_HEADER)
+    if s.hdr > LOG_HEADER then s.cur = no_cursors(it) end
+    s.raw = string.rep('\0', s.hdr)
     persist(s, it, ttl_px(it, 0))
   end
 
@@ -319,11 +449,21 @@ ALGORITHMS[1] = function()
   -- Per window: remaining, the units admitted in (now - P, now] counted by binary search over
   -- the newest min(size, L); reset, when the newest unit leaves the window.
   local function report(s, it, now, out, o)
-    local ex, size, ring, head, len = s.ex, s.size, s.ring, s.head, s.len
+    local ex, size, ring, head, len, cur = s.ex, s.size, s.ring, s.head, s.len, s.cur
+    -- A value read whole is searched in Lua; the cursors are used where each probe is a read.
+    if s.raw then
+      cur = false
+    elseif cur and s.present and size > 0 then
+      advance(s, it, now)
+    end
     for i = 1, it.n do
       local limit, period = it.limit[i], it.period[i]
       local lo, reset = 0, 0
-      if s.present and size > 0 then
+      if not (s.present and size > 0) then
+        -- nothing held: the full limit remains
+      elseif cur then
+        lo = s.seq - cur[i]
+      else
         -- Slot values relative to base: compare with floor - base, no addition per probe.
         local floor = now - period - s.base
         local hi = size
@@ -346,7 +486,9 @@ ALGORITHMS[1] = function()
             hi = mid - 1
           end
         end
-        pos = (head - 1) % len
+      end
+      if s.present and size > 0 then
+        local pos = (head - 1) % len
         reset = s.base + (ring[pos + 1] or read_slot(s, pos)) + period - now
         if reset < 0 then reset = 0 end
       end
@@ -405,11 +547,15 @@ ALGORITHMS[1] = function()
     local r = #fill / s.W
     write(s, s.head - s.size - r, fill)
     s.size = s.size + r
+    if s.cur then
+      -- Units moved: search every window from the oldest unit held again.
+      for i = 1, it.n do s.cur[i] = s.seq - s.size end
+    end
     persist(s, it, nil)
   end
 
   return {
-    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
-    report = report, refund = refund,
+    prepare = prepare, load = load, evaluate = evaluate, commit = commit, create = create,
+    touch = touch, report = report, refund = refund,
   }
 end

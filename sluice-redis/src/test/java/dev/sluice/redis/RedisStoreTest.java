@@ -92,6 +92,45 @@ class RedisStoreTest {
   }
 
   @Test
+  void onTheServersClockADecisionThatConsumesNothingWritesNothing() {
+    List<Rule> rules = new ArrayList<>();
+    for (Algorithm a : Algorithm.values()) {
+      Rule.Builder b = Rule.builder(unique("quiet." + a.configName())).algorithm(a).window(2, Duration.ofMinutes(1));
+      if (a == Algorithm.LEAKY_BUCKET) {
+        b.maxWait(Duration.ZERO); // denies instead of scheduling a wait
+      }
+      rules.add(b.build());
+    }
+    try (RedisStore store = RedisStore.connect(redis.get().uri())) {
+      for (Rule r : rules) {
+        assertThat(store.decideSync(now(r, "full", 2)).get(0).allowed()).isTrue();
+      }
+      long writesBefore = writes();
+      long keysBefore = (Long) redis.get().command("DBSIZE");
+      for (Rule r : rules) {
+        for (int i = 0; i < 3; i++) {
+          assertThat(store.decideSync(now(r, "full", 1)).get(0).allowed()).as(r.name()).isFalse();
+          store.decideSync(now(r, "full", 0));
+          assertThat(store.decideSync(now(r, "fresh", 0)).get(0).allowed()).as(r.name()).isTrue();
+        }
+      }
+      assertThat(writes()).isEqualTo(writesBefore);
+      assertThat(redis.get().command("DBSIZE")).isEqualTo(keysBefore);
+      // On explicit times every decision records its time (time never goes backwards per key).
+      store.decideSync(batch(rules.get(0), "fresh", 0, T0));
+      assertThat(writes()).isGreaterThan(writesBefore);
+    }
+  }
+
+  private static long writes() {
+    long n = 0;
+    for (String c : List.of("set", "setrange", "pexpire")) {
+      n += redis.get().commandCalls(c);
+    }
+    return n;
+  }
+
+  @Test
   void scriptFlushDuringTrafficFailsNoDecisionAndCountsNoneTwice() throws Exception {
     long evalBefore = redis.get().commandCalls("eval");
     // As on a server without functions: the store runs the script.
@@ -182,7 +221,9 @@ class RedisStoreTest {
           store.decideSync(now(r, "peek" + i, 0));
         }
       }
-      assertThat(own.command("DBSIZE")).isEqualTo(5L * 16);
+      // A peek on the server's clock writes nothing: the peeked keys do not exist.
+      assertThat(own.command("DBSIZE")).isEqualTo(5L * 12);
+      assertThat((List<?>) own.command("KEYS", "*peek*")).isEmpty();
       for (Object k : (List<?>) own.command("KEYS", "*")) {
         long pttl = (Long) own.command("PTTL", (String) k);
         // Longest window 200 ms (a sliding window's newest bucket up to one 20 ms bucket more), slack 100 ms.
