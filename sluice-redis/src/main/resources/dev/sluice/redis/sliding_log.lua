@@ -94,7 +94,8 @@ ALGORITHMS[1] = function()
     local s = k and POOL[k]
     if s then
       s.key, s.present, s.last, s.W, s.fmt, s.size = key, false, 0, W, W == 6 and '<I6' or '<I8', 0
-      s.raw, s.ring, s.base, s.head, s.seq, s.len, s.hdr, s.cur = false, false, 0, 0, 0, 0, hdr, false
+      s.raw, s.ring, s.base, s.head, s.seq, s.len = false, false, 0, 0, 0, 0
+      s.hdr, s.cur = hdr, false
       s.t, s.fits, s.reason, s.ex = 0, true, REASON_NONE, false
       -- The report reads ex[1..n] only: clearing those is enough.
       local spare = s.spare
@@ -147,7 +148,8 @@ ALGORITHMS[1] = function()
     if total < #raw then
       return s
     end
-    s.present, s.last, s.base, s.head, s.size, s.seq, s.len = true, v[2], v[3], v[4], v[5], seq, v[7]
+    s.present, s.last, s.base, s.head, s.size, s.seq = true, v[2], v[3], v[4], v[5], seq
+    s.len = v[7]
     s.cur = cur
     if total == #raw then
       s.raw = raw
@@ -259,7 +261,8 @@ ALGORITHMS[1] = function()
       if x < 0 then x = 0 elseif x > s.size then x = s.size end
       d[i] = x
     end
-    return struct.pack(it.hfmt, it.fp, s.last, s.base, s.head, s.size, s.seq, s.len, unpack(d, 1, it.n))
+    return struct.pack(it.hfmt, it.fp, s.last, s.base, s.head, s.size, s.seq, s.len,
+      unpack(d, 1, it.n))
   end
 
   local function persist(s, it, ttl, whole)

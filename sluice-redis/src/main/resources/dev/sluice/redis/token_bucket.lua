@@ -7,20 +7,32 @@
 -- Mirrors dev.sluice.memory.TokenBucketState.
 
 ALGORITHMS[4] = function()
-  local function load(key, it)
+  -- States by the item's position in the request (k), reused from call to call as the sliding
+  -- log's are (k is nil for a refund).
+  local POOL = {}
+
+  local function load(key, it, k)
     local tat, last = load_fields(key, it, it.n)
+    local present = true
     if not tat then
       tat = {}
       for i = 1, it.n do tat[i] = NEVER end
-      return {
-        key = key, present = false, last = 0, tat = tat, t = 0, fits = true, reason = REASON_NONE,
-        ex = false,
-      }
+      present, last = false, 0
     end
-    return {
-      key = key, present = true, last = last, tat = tat, t = 0, fits = true, reason = REASON_NONE,
-      ex = false,
+    local s = k and POOL[k]
+    if s then
+      s.key, s.present, s.last, s.tat = key, present, last, tat
+      s.t, s.fits, s.reason, s.ex = 0, true, REASON_NONE, false
+      local spare = s.spare
+      for i = 1, it.n do spare[i] = false end
+      return s
+    end
+    s = {
+      key = key, present = present, last = last, tat = tat, t = 0, fits = true,
+      reason = REASON_NONE, ex = false, spare = {},
     }
+    if k then POOL[k] = s end
+    return s
   end
 
   local function evaluate(s, it, now)
