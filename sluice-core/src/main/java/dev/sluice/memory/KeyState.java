@@ -16,11 +16,14 @@ import java.util.concurrent.locks.LockSupport;
  * that finds it dead after locking looks the key up again, so no update is ever applied to a
  * discarded state.
  *
- * <p>The lock is a flag set by compare-and-swap and cleared by a release store: one atomic
+ * <p>The lock is a version, even when free and odd when held: locking moves it from even to odd
+ * by compare-and-swap, unlocking to the next even number by a release store. That is one atomic
  * instruction per decision where a monitor takes two (on JDKs without biased locking), which is
  * a tenth of a one-key decision. It is held for a decision's arithmetic only, never across I/O or
  * a callback, so a waiter spins briefly, then yields, then sleeps in short steps. It is not
- * reentrant.
+ * reentrant. Because every change of the state happens between two versions, a reader can also
+ * go without the lock (a sequence lock): {@link #deniesWithoutLock} reads the state racily and
+ * trusts what it read only if the version was even before and unchanged after.
  *
  * <p>Time is microseconds. It never goes backwards for one key: an earlier {@code now} than one
  * already seen is treated as the latest seen (explicit times in tests, clocks of failed-over
@@ -28,18 +31,19 @@ import java.util.concurrent.locks.LockSupport;
  */
 abstract class KeyState {
   private static final AtomicLong SEQUENCE = new AtomicLong();
-  private static final VarHandle LOCKED;
+  private static final VarHandle VERSION;
 
   static {
     try {
-      LOCKED = MethodHandles.lookup().findVarHandle(KeyState.class, "locked", int.class);
+      VERSION = MethodHandles.lookup().findVarHandle(KeyState.class, "version", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  @SuppressWarnings("unused") // through LOCKED
-  private volatile int locked;
+  /** Even: free; odd: held. A long, so that it cannot wrap around during one racy read. */
+  @SuppressWarnings("unused") // through VERSION
+  private volatile long version;
 
   final long order = SEQUENCE.getAndIncrement();
   final long[] limits;
@@ -47,6 +51,12 @@ abstract class KeyState {
   final long longestPeriod;
   boolean dead;
   long lastSeen = Long.MIN_VALUE;
+  /**
+   * Whether the latest {@link MemoryStore#tryAcquire} decided under the lock was a denial: a
+   * hint, read without the lock, that the next one is likely a denial too and worth trying
+   * without the lock. A stale value costs only time.
+   */
+  boolean denying;
   private final Eval scratch;
 
   KeyState(List<Window> windows) {
@@ -74,14 +84,16 @@ abstract class KeyState {
   }
 
   final void lock() {
-    if (!LOCKED.compareAndSet(this, 0, 1)) {
+    long v = (long) VERSION.getOpaque(this);
+    if ((v & 1) != 0 || !VERSION.compareAndSet(this, v, v + 1)) {
       lockContended();
     }
   }
 
   private void lockContended() {
     for (int attempt = 1; ; attempt++) {
-      if (locked == 0 && LOCKED.compareAndSet(this, 0, 1)) {
+      long v = (long) VERSION.getOpaque(this);
+      if ((v & 1) == 0 && VERSION.compareAndSet(this, v, v + 1)) {
         return;
       }
       if (attempt < 64) {
@@ -95,7 +107,40 @@ abstract class KeyState {
   }
 
   final void unlock() {
-    LOCKED.setRelease(this, 0);
+    // Only the holder writes the version while it is odd.
+    VERSION.setRelease(this, (long) VERSION.get(this) + 1);
+  }
+
+  /** The lock's version: it moves on every locking and unlocking. */
+  final long version() {
+    return (long) VERSION.getAcquire(this);
+  }
+
+  /**
+   * Whether {@code cost} certainly does not fit at {@code now}, found without the lock and
+   * without writing anything; false when it fits, when the state is held, dead or being changed,
+   * or when {@code now} is before the latest time this key has seen (the locked path clamps it).
+   * A true answer was read from one consistent state: the version was even before the reads and
+   * unchanged after them, so no decision committed in between.
+   */
+  final boolean deniesWithoutLock(long now, long cost) {
+    long v = (long) VERSION.getAcquire(this);
+    if ((v & 1) != 0 || dead || now < lastSeen) {
+      return false;
+    }
+    boolean denied = deniedRacy(now, cost);
+    VarHandle.acquireFence(); // the reads above happen before the version's second read
+    return denied && (long) VERSION.getOpaque(this) == v;
+  }
+
+  /**
+   * Whether {@code cost} does not fit at {@code now}, read without the lock, so possibly from a
+   * torn state: it must not throw or loop on any mix of old and new fields, and its answer is
+   * used only if the version shows no change. False means "fits, or cannot tell" (the default:
+   * such algorithms always take the lock). Uses no scratch space: the lock holder may be using it.
+   */
+  boolean deniedRacy(long now, long cost) {
+    return false;
   }
 
   final int windows() {

@@ -194,6 +194,19 @@ public final class MemoryStore implements Store {
   /**
    * Decides exactly as {@link #decideOne} on the store's clock, and builds no report: the same
    * steps, kept apart so that the boolean path allocates nothing.
+   *
+   * <p>On a key whose latest decision here was a denial, it first tries to deny without the lock
+   * ({@link KeyState#deniesWithoutLock}): a hot key over its limit is denied by reads alone, with
+   * no atomic instruction and no write to the key's cache line. Such a denial does not record its
+   * time as the key's latest, and that changes no decision. It consumed nothing, and a denial
+   * stays a denial when units are consumed before it, so it can be placed just before the first
+   * later-decided request whose time is not earlier than its own; requests decided in between
+   * have earlier times, which on the store's monotonic ticker means they read the clock before
+   * it did and ran concurrently with it. In that order the denial's time is the latest when it is
+   * decided, and every other request is evaluated at the same time as in the locked store. A
+   * request with an explicit time is ordered by that time in the same way. Anything else — it
+   * fits, the state is held or changing, the time is behind the key's latest — takes the lock and
+   * decides as before.
    */
   @Override
   public boolean tryAcquire(Rule rule, String key, long cost) {
@@ -202,6 +215,10 @@ public final class MemoryStore implements Store {
     while (true) {
       KeyState s = state(rule, key, null, requested);
       if (s == null) {
+        admitted = false;
+        break;
+      }
+      if (s.denying && s.deniesWithoutLock(requested, cost)) {
         admitted = false;
         break;
       }
@@ -216,6 +233,7 @@ public final class MemoryStore implements Store {
           s.commit(now, cost, e);
         }
         admitted = e.fits;
+        s.denying = !admitted;
         break;
       } finally {
         s.unlock();
@@ -405,6 +423,12 @@ public final class MemoryStore implements Store {
     } finally {
       sweeping.set(false);
     }
+  }
+
+  /** The state held for {@code key} under the rule named {@code rule}, or null; for tests. */
+  KeyState held(String rule, String key) {
+    Table t = tables.get(rule);
+    return t == null ? null : t.keys.get(key);
   }
 
   /** Keys currently held. */

@@ -62,6 +62,34 @@ final class SlidingLogState extends KeyState {
   }
 
   @Override
+  boolean deniedRacy(long now, long cost) {
+    // One read of each field: a concurrent grow() may replace the ring after head and size were
+    // read, so every index is checked against the array actually read.
+    long[] r = ring;
+    int h = head;
+    int n = size;
+    for (int i = 0; i < limits.length; i++) {
+      long k = limits[i] - cost + 1;
+      if (k <= 0) {
+        return true; // cost above the limit: never fits
+      }
+      if (k <= n) {
+        int idx = h - (int) k;
+        if (idx < 0) {
+          idx += r.length;
+        }
+        if (idx < 0 || idx >= r.length) {
+          return false; // torn: let the lock decide
+        }
+        if (r[idx] + periods[i] > now) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  @Override
   void commit(long now, long cost, Eval e) {
     for (long u = 0; u < cost; u++) {
       // A full ring whose oldest unit has left every window overwrites it instead of growing:

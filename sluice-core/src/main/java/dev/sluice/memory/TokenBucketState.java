@@ -35,7 +35,7 @@ final class TokenBucketState extends KeyState {
       return;
     }
     for (int i = 0; i < limits.length; i++) {
-      long excess = Math.max(tat[i], now) + cost * interval[i] - now - limits[i] * interval[i];
+      long excess = excess(i, tat[i], now, cost);
       if (excess > 0) {
         e.exceeded[i] = true;
         e.retryMicros[i] = excess;
@@ -43,6 +43,22 @@ final class TokenBucketState extends KeyState {
         e.reason = DenyReason.LIMIT_EXCEEDED;
       }
     }
+  }
+
+  /** How far past the burst tolerance window i would be after {@code cost} at {@code now}; ≤ 0 fits. */
+  private long excess(int i, long tat, long now, long cost) {
+    return Math.max(tat, now) + cost * interval[i] - now - limits[i] * interval[i];
+  }
+
+  @Override
+  boolean deniedRacy(long now, long cost) {
+    for (int i = 0; i < limits.length; i++) {
+      // A cost above the limit never fits (and could overflow excess).
+      if (cost > limits[i] || excess(i, tat[i], now, cost) > 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override
