@@ -111,6 +111,18 @@ local function decide(keys, args)
     explicit = true
   end
 
+  -- One item whose algorithm can tell a denial cheaply (see sliding_log.lua's deny): nil means it
+  -- was not that simple, and nothing was written.
+  if mode == 'd' and nargs == 2 then
+    local it = item(args[2])
+    if it.a.deny then
+      local r = it.a.deny(keys[1], it, now, explicit, OUT)
+      if r then
+        return r
+      end
+    end
+  end
+
   local enforced_fit = true
   local n = nargs - 1
   for k = 1, n do

@@ -227,6 +227,6 @@ local function ttl_px(it, need)
 end
 
 -- Factories by algorithm code; each returns the algorithm's functions (load, evaluate, commit,
--- create, touch, report, refund) in one table. decide.lua replaces a factory by what
+-- create, touch, report, refund; optionally prepare and deny) in one table. decide.lua replaces a factory by what
 -- it returned once it has run.
 local ALGORITHMS = {false, false, false, false, false}

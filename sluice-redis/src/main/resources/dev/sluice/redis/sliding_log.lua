@@ -88,6 +88,10 @@ ALGORITHMS[1] = function()
   -- k is nil for a refund, which builds its own.
   local POOL = {}
 
+  -- The value deny read for a key it left to the general path, in the same call (load takes it
+  -- instead of reading the key again).
+  local READ_KEY, READ_VALUE = false, false
+
   local function load(key, it, k)
     local W = it.extra -- 6 or 8
     local hdr = it.hdr
@@ -111,7 +115,12 @@ ALGORITHMS[1] = function()
     if hdr == LOG_HEADER then
       -- Every value of this rule is small: read whole. (A large value of another rule
       -- definition is read whole once, then replaced.)
-      local raw = redis.call('GET', key) or ''
+      local raw
+      if key == READ_KEY then
+        raw, READ_KEY = READ_VALUE, false
+      else
+        raw = redis.call('GET', key) or ''
+      end
       local total = #raw
       if total < hdr or (total - hdr) % W ~= 0 then
         return s
@@ -451,6 +460,31 @@ ALGORITHMS[1] = function()
 
   -- Per window: remaining, the units admitted in (now - P, now] counted by binary search over
   -- the newest min(size, L); reset, when the newest unit leaves the window.
+  -- How many of the newest `hi` units are after `floor` (a slot value: t - base), by binary
+  -- search; the hi-th newest is probed first, so a full window (every denial of cost 1) takes
+  -- one probe. ring[o + pos] is the slot at position pos, or nil if not read yet (then read
+  -- from s).
+  local function inside(s, ring, o, head, len, hi, floor)
+    local lo = 0
+    local pos = (head - hi) % len
+    if (ring[o + pos] or read_slot(s, pos)) > floor then
+      return hi
+    end
+    hi = hi - 1
+    -- invariant: the lo newest are inside; units beyond hi are not.
+    while lo < hi do
+      local mid = lo + hi + 1
+      mid = (mid - mid % 2) / 2
+      pos = (head - mid) % len
+      if (ring[o + pos] or read_slot(s, pos)) > floor then
+        lo = mid
+      else
+        hi = mid - 1
+      end
+    end
+    return lo
+  end
+
   local function report(s, it, now, out, o)
     local ex, size, ring, head, len, cur = s.ex, s.size, s.ring, s.head, s.len, s.cur
     -- A value read whole is searched in Lua; the cursors are used where each probe is a read.
@@ -468,27 +502,7 @@ ALGORITHMS[1] = function()
         lo = s.seq - cur[i]
       else
         -- Slot values relative to base: compare with floor - base, no addition per probe.
-        local floor = now - period - s.base
-        local hi = size
-        if limit < hi then hi = limit end
-        -- invariant: the lo most recent are inside; units beyond hi are not counted. The
-        -- hi-th is probed first: a full window (every denial of cost 1) takes one probe.
-        local pos = (head - hi) % len
-        if (ring[pos + 1] or read_slot(s, pos)) > floor then
-          lo = hi
-        else
-          hi = hi - 1
-        end
-        while lo < hi do
-          local mid = lo + hi + 1
-          mid = (mid - mid % 2) / 2
-          pos = (head - mid) % len
-          if (ring[pos + 1] or read_slot(s, pos)) > floor then
-            lo = mid
-          else
-            hi = mid - 1
-          end
-        end
+        lo = inside(s, ring, 1, head, len, limit < size and limit or size, now - period - s.base)
       end
       if s.present and size > 0 then
         local pos = (head - 1) % len
@@ -501,6 +515,73 @@ ALGORITHMS[1] = function()
       o = o + 3
     end
     return o
+  end
+
+  -- The common denial, decided before the general path builds anything (decide.lua asks first
+  -- when a request has one item): a small rule's value is read with one GET and decoded with one
+  -- struct call, and the evaluation and the report use locals, not a state. Returns the packed
+  -- report when the windows deny the cost; otherwise nil, having written nothing, and the general
+  -- path decides from the start (the cost fits; no value, or not a decoded one; a cost above a
+  -- limit). Its numbers are those of evaluate and report above, which the differential tests
+  -- compare with the memory store on every trace.
+  local RETRY = {}
+
+  local function deny(key, it, now, explicit, out)
+    READ_KEY = false
+    local n = it.n
+    if it.hdr ~= LOG_HEADER or it.over or 3 + 3 * n > CHUNK then
+      return nil
+    end
+    local raw = redis.call('GET', key) or ''
+    -- From here on, a nil return leaves the value for load: the key is not read twice.
+    READ_KEY, READ_VALUE = key, raw
+    local len = (#raw - LOG_HEADER) / it.extra
+    if len < 1 or len > DECODED or len % 1 ~= 0 then
+      return nil
+    end
+    -- fp, last, base, head, size, seq, then slot pos at v[7 + pos].
+    local v = {struct.unpack(value_format(it.extra, len), raw)}
+    local last = v[2]
+    if v[1] ~= it.fp or last < it.fresh then
+      return nil
+    end
+    local t = now
+    if last > t then t = last end
+    local base, head, size = v[3], v[4], v[5]
+    local limit, period, cost = it.limit, it.period, it.cost
+    local denied = false
+    for i = 1, n do
+      local retry = 0
+      local k = limit[i] - cost + 1
+      if k <= size then
+        retry = base + v[7 + (head - k) % len] + period[i] - t
+        if retry > 0 then
+          denied = true
+        else
+          retry = 0
+        end
+      end
+      RETRY[i] = retry
+    end
+    if not denied then
+      return nil
+    end
+    READ_KEY = false
+    out[1], out[2], out[3] = now, REASON_LIMIT, 0
+    local o = 3
+    local newest = base + v[7 + (head - 1) % len]
+    for i = 1, n do
+      local l, p = limit[i], period[i]
+      local reset = newest + p - t
+      if reset < 0 then reset = 0 end
+      out[o + 1] = l - inside(nil, v, 7, head, len, l < size and l or size, t - p - base)
+      out[o + 2], out[o + 3] = RETRY[i], reset
+      o = o + 3
+    end
+    if explicit and t > last then
+      store_last(key, t)
+    end
+    return struct.pack(int64s(o), unpack(out, 1, o))
   end
 
   -- Takes a reservation's c units (all stamped with its time) out of the log.
@@ -559,6 +640,6 @@ ALGORITHMS[1] = function()
 
   return {
     prepare = prepare, load = load, evaluate = evaluate, commit = commit, create = create,
-    touch = touch, report = report, refund = refund,
+    touch = touch, report = report, refund = refund, deny = deny,
   }
 end
