@@ -159,11 +159,24 @@ local function header_int64s(count)
   return f
 end
 
+-- The value an algorithm's deny (its way to decide a denial before the general path builds
+-- anything, see decide.lua) read for a key and left to the general path in the same call, which
+-- takes it instead of reading the key again.
+local READ_KEY, READ_VALUE = false, false
+
+local function read_value(key)
+  if key == READ_KEY then
+    READ_KEY = false
+    return READ_VALUE
+  end
+  return redis.call('GET', key)
+end
+
 -- The fields and latest time, or nil when there is no current state (missing, another size,
 -- another rule definition, or from before the rule was added back). The fields are f[1..count];
 -- f[count + 1] may hold struct's next position, unused.
 local function load_fields(key, it, count)
-  local raw = redis.call('GET', key)
+  local raw = read_value(key)
   if not raw or #raw ~= HEADER + 8 * count then
     return nil
   end

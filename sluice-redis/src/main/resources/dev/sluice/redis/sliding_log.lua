@@ -88,10 +88,6 @@ ALGORITHMS[1] = function()
   -- k is nil for a refund, which builds its own.
   local POOL = {}
 
-  -- The value deny read for a key it left to the general path, in the same call (load takes it
-  -- instead of reading the key again).
-  local READ_KEY, READ_VALUE = false, false
-
   local function load(key, it, k)
     local W = it.extra -- 6 or 8
     local hdr = it.hdr
@@ -115,12 +111,7 @@ ALGORITHMS[1] = function()
     if hdr == LOG_HEADER then
       -- Every value of this rule is small: read whole. (A large value of another rule
       -- definition is read whole once, then replaced.)
-      local raw
-      if key == READ_KEY then
-        raw, READ_KEY = READ_VALUE, false
-      else
-        raw = redis.call('GET', key) or ''
-      end
+      local raw = read_value(key) or ''
       local total = #raw
       if total < hdr or (total - hdr) % W ~= 0 then
         return s

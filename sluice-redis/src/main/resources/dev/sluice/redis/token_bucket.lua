@@ -35,15 +35,27 @@ ALGORITHMS[4] = function()
     return s
   end
 
+  -- How far cost c at `now` overflows a window (interval T, limit L) whose TAT is tat; positive:
+  -- it does not fit, and this is its retry.
+  local function excess(tat, T, L, c, now)
+    if tat < now then tat = now end
+    return tat + c * T - now - L * T
+  end
+
+  -- A window's remaining (the whole emission intervals its TAT is ahead of now, taken from the
+  -- limit) and reset (when the TAT is reached).
+  local function remaining(tat, T, L, now)
+    local backlog = tat - now
+    if backlog < 0 then backlog = 0 end
+    return L - floordiv(backlog + T - 1, T), backlog
+  end
+
   local function evaluate(s, it, now)
     local tat, interval, limit, cost = s.tat, it.aux1, it.limit, it.cost
     for i = 1, it.n do
-      local t = interval[i]
-      local from = tat[i]
-      if from < now then from = now end
-      local excess = from + cost * t - now - limit[i] * t
-      if excess > 0 then
-        exceed(s, i, excess, REASON_LIMIT)
+      local e = excess(tat[i], interval[i], limit[i], cost, now)
+      if e > 0 then
+        exceed(s, i, e, REASON_LIMIT)
       end
     end
   end
@@ -75,20 +87,67 @@ ALGORITHMS[4] = function()
     store_last(s.key, now)
   end
 
-  -- Per window: remaining, the whole emission intervals the TAT is ahead of now, taken from the
-  -- limit; reset, when the TAT is reached.
+  -- Per window: remaining, retry, reset.
   local function report(s, it, now, out, o)
     local tat, interval, limit, ex = s.tat, it.aux1, it.limit, s.ex
     for i = 1, it.n do
-      local t = interval[i]
-      local backlog = tat[i] - now
-      if backlog < 0 then backlog = 0 end
-      out[o + 1] = limit[i] - floordiv(backlog + t - 1, t)
+      out[o + 1], out[o + 3] = remaining(tat[i], interval[i], limit[i], now)
       out[o + 2] = ex and ex[i] or 0
-      out[o + 3] = backlog
       o = o + 3
     end
     return o
+  end
+
+  -- The common denial before the general path builds anything, as sliding_log.lua's deny: one
+  -- GET, one struct call, locals. Returns the packed report when the windows deny the cost;
+  -- otherwise nil, having written nothing, with the value left for load.
+  local RETRY = {}
+
+  local function deny(key, it, now, explicit, out)
+    READ_KEY = false
+    local n = it.n
+    if it.over or 3 + 3 * n > CHUNK then
+      return nil
+    end
+    local raw = redis.call('GET', key) or ''
+    READ_KEY, READ_VALUE = key, raw
+    if #raw ~= HEADER + 8 * n then
+      return nil
+    end
+    -- fp, last, then the TAT of window i at v[2 + i].
+    local v = {struct.unpack(header_int64s(n), raw)}
+    local last = v[2]
+    if v[1] ~= it.fp or last < it.fresh then
+      return nil
+    end
+    local t = now
+    if last > t then t = last end
+    local interval, limit, cost = it.aux1, it.limit, it.cost
+    local denied = false
+    for i = 1, n do
+      local e = excess(v[2 + i], interval[i], limit[i], cost, t)
+      if e > 0 then
+        denied = true
+      else
+        e = 0
+      end
+      RETRY[i] = e
+    end
+    if not denied then
+      return nil
+    end
+    READ_KEY = false
+    out[1], out[2], out[3] = now, REASON_LIMIT, 0
+    local o = 3
+    for i = 1, n do
+      out[o + 1], out[o + 3] = remaining(v[2 + i], interval[i], limit[i], t)
+      out[o + 2] = RETRY[i]
+      o = o + 3
+    end
+    if explicit and t > last then
+      store_last(key, t)
+    end
+    return struct.pack(int64s(o), unpack(out, 1, o))
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
@@ -112,6 +171,6 @@ ALGORITHMS[4] = function()
 
   return {
     load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
-    report = report, refund = refund,
+    report = report, refund = refund, deny = deny,
   }
 end
