@@ -11,6 +11,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,11 +38,17 @@ class GrpcLoadTest {
       RateLimitServiceGrpc.RateLimitServiceStub stub = GrpcClients.builder("http://127.0.0.1:" + service.port())
           .factory(factory).build(RateLimitServiceGrpc.RateLimitServiceStub.class);
 
+      long started = System.nanoTime();
       GrpcLoad.Stats s = GrpcLoad.drive(stub, GrpcLoad.requests(1), 4, 1);
+      long elapsed = System.nanoTime() - started;
 
       assertThat(s.errors).isZero();
-      // 5 per 3 s binds, and the run lasts 1 s: at most the first five calls are admitted
-      assertThat(s.ok).isBetween(0L, 5L);
+      // Calls are sent for 1 s, but on a busy machine a cold service may decide some of them
+      // seconds later. Every decision falls within the elapsed time, so the rule (20 per 60 s,
+      // 5 per 3 s) admits at most 5 per started 3 s of it, and at most 20.
+      long threeSecondSpans = elapsed / TimeUnit.SECONDS.toNanos(3) + 1;
+      assertThat(s.ok).isBetween(0L, Math.min(20L, 5L * threeSecondSpans));
+      assertThat(s.ok).as("answers counted as admitted").isLessThanOrEqualTo(s.done);
       long recorded = 0;
       for (int i = 0; i < s.buckets.length(); i++) {
         recorded += s.buckets.get(i);
