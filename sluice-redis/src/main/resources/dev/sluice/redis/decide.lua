@@ -86,6 +86,8 @@ local function report(now, n)
 end
 
 local function decide(keys, args)
+  -- Nothing read by an earlier call is ever taken for this one.
+  READ_KEY = false
   local mode = args[1]
   local nargs = #args
 
