@@ -45,6 +45,11 @@ class RequestValidationTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key is 513 bytes");
     assertThatThrownBy(() -> limiter.acquire("api", "😀".repeat(128) + "k"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key is 513 bytes");
+    // ASCII first, then wider characters: every part counted at its own width.
+    assertThatCode(() -> limiter.acquire("api", "user:" + "\u20ac".repeat(169))).doesNotThrowAnyException();
+    assertThatThrownBy(() -> limiter.acquire("api", "user:" + "\u20ac".repeat(169) + "\u00e9"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("key is 514 bytes");
+    assertThatCode(() -> limiter.acquire("api", "user:" + "\u00e9".repeat(253) + "k")).doesNotThrowAnyException();
   }
 
   @Test

@@ -128,8 +128,13 @@ public final class Engine implements RateLimiter {
    * so two distinct keys would become one in any store that keeps bytes. Such keys are rejected.
    */
   private static long utf8Length(String key, String rule) {
-    long bytes = 0;
-    for (int i = 0; i < key.length(); i++) {
+    int n = key.length();
+    int ascii = 0;
+    while (ascii < n && key.charAt(ascii) < 0x80) {
+      ascii++; // the common key: one byte per char, and nothing else to check
+    }
+    long bytes = ascii;
+    for (int i = ascii; i < n; i++) {
       char c = key.charAt(i);
       if (c < 0x80) {
         bytes += 1;
