@@ -222,6 +222,42 @@ local function store_last(key, last)
   redis.call('SETRANGE', key, 4, struct.pack('<i8', last))
 end
 
+-- What every algorithm's deny shares (see decide.lua).
+--   deny_read: the key's value ('' when absent), left for the general path should deny return nil.
+--   deny_time: the time to decide at, or nil when the value is not the rule's current state.
+--   deny_report: the report's time and the item's reason and wait, the windows to follow; returns
+--     the position of the last number written.
+--   deny_done: records the time on explicit times (as the general path does for a decision that
+--     consumes nothing), and packs the report of o numbers.
+local function deny_read(key)
+  local raw = redis.call('GET', key) or ''
+  READ_KEY, READ_VALUE = key, raw
+  return raw
+end
+
+local function deny_time(fp, last, it, now)
+  if fp ~= it.fp or last < it.fresh then
+    return nil
+  end
+  if last > now then
+    return last
+  end
+  return now
+end
+
+local function deny_report(out, now)
+  READ_KEY = false
+  out[1], out[2], out[3] = now, REASON_LIMIT, 0
+  return 3
+end
+
+local function deny_done(key, t, last, explicit, out, o)
+  if explicit and t > last then
+    store_last(key, t)
+  end
+  return struct.pack(int64s(o), unpack(out, 1, o))
+end
+
 -- The TTL a commit sets, in milliseconds, as PX's argument: no shorter than the longest window,
 -- and no shorter than the time the state still matters (`need` microseconds from now), plus a
 -- slack that covers clock steps between a master and its replicas and explicit (test or replay)
@@ -240,6 +276,6 @@ local function ttl_px(it, need)
 end
 
 -- Factories by algorithm code; each returns the algorithm's functions (load, evaluate, commit,
--- create, touch, report, refund; optionally prepare and deny) in one table. decide.lua replaces a factory by what
--- it returned once it has run.
+-- create, touch, report, refund; optionally prepare and deny) in one table. decide.lua replaces
+-- a factory by what it returned once it has run.
 local ALGORITHMS = {false, false, false, false, false}

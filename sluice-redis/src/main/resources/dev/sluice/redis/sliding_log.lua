@@ -523,9 +523,8 @@ ALGORITHMS[1] = function()
     if it.hdr ~= LOG_HEADER or it.over or 3 + 3 * n > CHUNK then
       return nil
     end
-    local raw = redis.call('GET', key) or ''
     -- From here on, a nil return leaves the value for load: the key is not read twice.
-    READ_KEY, READ_VALUE = key, raw
+    local raw = deny_read(key)
     local len = (#raw - LOG_HEADER) / it.extra
     if len < 1 or len > DECODED or len % 1 ~= 0 then
       return nil
@@ -533,11 +532,10 @@ ALGORITHMS[1] = function()
     -- fp, last, base, head, size, seq, then slot pos at v[7 + pos].
     local v = {struct.unpack(value_format(it.extra, len), raw)}
     local last = v[2]
-    if v[1] ~= it.fp or last < it.fresh then
+    local t = deny_time(v[1], last, it, now)
+    if not t then
       return nil
     end
-    local t = now
-    if last > t then t = last end
     local base, head, size = v[3], v[4], v[5]
     local limit, period, cost = it.limit, it.period, it.cost
     local denied = false
@@ -557,9 +555,7 @@ ALGORITHMS[1] = function()
     if not denied then
       return nil
     end
-    READ_KEY = false
-    out[1], out[2], out[3] = now, REASON_LIMIT, 0
-    local o = 3
+    local o = deny_report(out, now)
     local newest = base + v[7 + (head - 1) % len]
     for i = 1, n do
       local l, p = limit[i], period[i]
@@ -569,10 +565,7 @@ ALGORITHMS[1] = function()
       out[o + 2], out[o + 3] = RETRY[i], reset
       o = o + 3
     end
-    if explicit and t > last then
-      store_last(key, t)
-    end
-    return struct.pack(int64s(o), unpack(out, 1, o))
+    return deny_done(key, t, last, explicit, out, o)
   end
 
   -- Takes a reservation's c units (all stamped with its time) out of the log.

@@ -109,19 +109,17 @@ ALGORITHMS[4] = function()
     if it.over or 3 + 3 * n > CHUNK then
       return nil
     end
-    local raw = redis.call('GET', key) or ''
-    READ_KEY, READ_VALUE = key, raw
+    local raw = deny_read(key)
     if #raw ~= HEADER + 8 * n then
       return nil
     end
     -- fp, last, then the TAT of window i at v[2 + i].
     local v = {struct.unpack(header_int64s(n), raw)}
     local last = v[2]
-    if v[1] ~= it.fp or last < it.fresh then
+    local t = deny_time(v[1], last, it, now)
+    if not t then
       return nil
     end
-    local t = now
-    if last > t then t = last end
     local interval, limit, cost = it.aux1, it.limit, it.cost
     local denied = false
     for i = 1, n do
@@ -136,18 +134,13 @@ ALGORITHMS[4] = function()
     if not denied then
       return nil
     end
-    READ_KEY = false
-    out[1], out[2], out[3] = now, REASON_LIMIT, 0
-    local o = 3
+    local o = deny_report(out, now)
     for i = 1, n do
       out[o + 1], out[o + 3] = remaining(v[2 + i], interval[i], limit[i], t)
       out[o + 2] = RETRY[i]
       o = o + 3
     end
-    if explicit and t > last then
-      store_last(key, t)
-    end
-    return struct.pack(int64s(o), unpack(out, 1, o))
+    return deny_done(key, t, last, explicit, out, o)
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
