@@ -17,8 +17,9 @@
 -- past its constructor is rehashed, which costs more than building it), so each table is made
 -- once by a constructor that names every field it will hold, and what every call needs (an
 -- item's decoded arguments, the report buffer) is kept for the next call when running as a
--- library. The common decision runs three Redis commands: TIME, one read of the key, one write
--- (SET with PX sets value and TTL at once). See "Script cost" in docs/redis.md.
+-- library. A decision that admits runs three Redis commands: TIME, one read of the key, one
+-- write (SET with PX sets value and TTL at once); one that denies on the server's clock, two
+-- (nothing to write). See "Script cost" in docs/redis.md.
 --
 -- Numbers. Lua numbers are doubles, exact for integers up to 2^53. Times are microseconds since
 -- the Unix epoch (about 1.8e15 today, below 2^51); the Java side rejects explicit times, periods

@@ -35,6 +35,7 @@
 ALGORITHMS[1] = function()
   local LOG_HEADER = 36
   local LOG_FORMAT = '<I4i8i8I4I4i8'
+  -- The size of value read whole: a rule whose values can outgrow it is a large rule.
   local CACHED = 1024
   local DECODED = 32
   -- struct formats by slot width and ring length (up to DECODED): of the ring alone, and of the
