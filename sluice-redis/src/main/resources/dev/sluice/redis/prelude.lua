@@ -162,7 +162,7 @@ end
 
 -- The value an algorithm's deny (its way to decide a denial before the general path builds
 -- anything, see decide.lua) read for a key and left to the general path in the same call, which
--- takes it instead of reading the key again.
+-- takes it instead of reading the key again. decide clears it at the start of every call.
 local READ_KEY, READ_VALUE = false, false
 
 local function read_value(key)
@@ -247,7 +247,6 @@ local function deny_time(fp, last, it, now)
 end
 
 local function deny_report(out, now)
-  READ_KEY = false
   out[1], out[2], out[3] = now, REASON_LIMIT, 0
   return 3
 end

@@ -140,14 +140,14 @@ ALGORITHMS[1] = function()
     if v[1] ~= it.fp or v[2] < it.fresh then
       return s
     end
+    local total = hdr + v[7] * W
+    if total < #raw then
+      return s
+    end
     local seq = v[6]
     local cur = {}
     for i = 1, it.n do
       cur[i] = seq - v[7 + i]
-    end
-    local total = hdr + v[7] * W
-    if total < #raw then
-      return s
     end
     s.present, s.last, s.base, s.head, s.size, s.seq = true, v[2], v[3], v[4], v[5], seq
     s.len = v[7]
@@ -450,8 +450,6 @@ ALGORITHMS[1] = function()
     store_last(s.key, now)
   end
 
-  -- Per window: remaining, the units admitted in (now - P, now] counted by binary search over
-  -- the newest min(size, L); reset, when the newest unit leaves the window.
   -- How many of the newest `hi` units are after `floor` (a slot value: t - base), by binary
   -- search; the hi-th newest is probed first, so a full window (every denial of cost 1) takes
   -- one probe. ring[o + pos] is the slot at position pos, or nil if not read yet (then read
@@ -477,6 +475,8 @@ ALGORITHMS[1] = function()
     return lo
   end
 
+  -- Per window: remaining, the units admitted in (now - P, now] (from the cursor, or counted by
+  -- binary search over the newest min(size, L)); retry; reset, when the newest unit leaves it.
   local function report(s, it, now, out, o)
     local ex, size, ring, head, len, cur = s.ex, s.size, s.ring, s.head, s.len, s.cur
     -- A value read whole is searched in Lua; the cursors are used where each probe is a read.
@@ -519,7 +519,6 @@ ALGORITHMS[1] = function()
   local RETRY = {}
 
   local function deny(key, it, now, explicit, out)
-    READ_KEY = false
     local n = it.n
     if it.hdr ~= LOG_HEADER or it.over or 3 + 3 * n > CHUNK then
       return nil

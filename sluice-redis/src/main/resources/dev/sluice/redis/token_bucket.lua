@@ -104,7 +104,6 @@ ALGORITHMS[4] = function()
   local RETRY = {}
 
   local function deny(key, it, now, explicit, out)
-    READ_KEY = false
     local n = it.n
     if it.over or 3 + 3 * n > CHUNK then
       return nil
