@@ -44,6 +44,7 @@ public final class RedisStore implements Store {
 
   private final Endpoint endpoint;
   private final Link link;
+  private final Coalescer coalescer;
   private final String prefix;
   private final KeyNames names;
   private final long slackMillis;
@@ -65,6 +66,7 @@ public final class RedisStore implements Store {
   private RedisStore(Builder b, Endpoint endpoint, Link link) {
     this.endpoint = endpoint;
     this.link = link;
+    this.coalescer = new Coalescer(link, b.callsInFlight, b.commandTimeout.toNanos());
     this.prefix = b.prefix;
     this.names = new KeyNames(b.prefix);
     this.slackMillis = b.ttlSlack.toMillis();
@@ -107,16 +109,21 @@ public final class RedisStore implements Store {
       return CompletableFuture.failedFuture(e);
     }
     if (!link.clustered() || sameSlot(keys)) {
-      // Standalone and Sentinel: one server holds every key, so one script decides them all.
+      // One server holds every key, so one script decides them all.
       int[] all = new int[items.size()];
       for (int i = 0; i < all.length; i++) {
         all[i] = i;
       }
-      return DecisionScript.<byte[]>run(link, ScriptOutputType.VALUE, keys, args(DECIDE, time, items, shape, all, null))
-          .thenApply(reply -> {
-            decidedAt(reply, time);
-            return Replies.decode(reply, items);
-          });
+      byte[][] args = args(DECIDE, time, items, shape, all, null);
+      CompletableFuture<byte[]> call = link.clustered()
+          // A Cluster's calls go to the shard of their slot, one by one.
+          ? DecisionScript.run(link, ScriptOutputType.VALUE, keys, args)
+          // Standalone and Sentinel: one server, whose calls may go together (see Coalescer).
+          : coalescer.submit(new Coalescer.Pending(keys, args, time, Replies.bytes(items)));
+      return call.thenApply(reply -> {
+        decidedAt(reply, time);
+        return Replies.decode(reply, items);
+      });
     }
     return new ShardedDecision(this, items, keys, shape, time).run();
   }
@@ -252,6 +259,7 @@ public final class RedisStore implements Store {
 
   @Override
   public void close() {
+    coalescer.close();
     link.close();
   }
 
@@ -263,6 +271,7 @@ public final class RedisStore implements Store {
     private Duration commandTimeout = Duration.ofSeconds(1);
     private Duration ttlSlack = Duration.ofSeconds(1);
     private int requestQueueSize = 100_000;
+    private int callsInFlight = 8;
 
     private Builder(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
@@ -318,6 +327,25 @@ public final class RedisStore implements Store {
         throw new IllegalArgumentException("requestQueueSize must be >= 1, was " + n);
       }
       this.requestQueueSize = n;
+      return this;
+    }
+
+    /**
+     * Decision calls kept in flight on a standalone or Sentinel connection; default 8. A decision
+     * that comes while that many are in flight waits, and when a call returns, the decisions
+     * waiting by then are sent together as one call (up to 128), each decided on its own, all or
+     * nothing, as if sent alone at that moment. At low load nothing waits and every decision is
+     * one call; under load, a batch saves the server a third or more of its work per decision. A
+     * decision never waits longer than the command timeout: it then fails unsent. 0: no limit,
+     * every decision is sent at once as its own call. Cluster calls are always sent at once.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder callsInFlight(int n) {
+      if (n < 0) {
+        throw new IllegalArgumentException("callsInFlight must be >= 0, was " + n);
+      }
+      this.callsInFlight = n;
       return this;
     }
 

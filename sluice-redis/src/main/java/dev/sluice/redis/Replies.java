@@ -27,13 +27,19 @@ final class Replies {
 
   private Replies() {}
 
-  static List<ItemDecision> decode(byte[] report, List<ResolvedItem> items) {
+  /** The length in bytes of the report on {@code items}. */
+  static int bytes(List<ResolvedItem> items) {
     int expected = 1;
     for (ResolvedItem item : items) {
       expected += 2 + 3 * item.windows().size();
     }
-    if (report.length != 8 * expected) {
-      throw new IllegalStateException("script report has " + report.length + " bytes, expected " + 8 * expected);
+    return 8 * expected;
+  }
+
+  static List<ItemDecision> decode(byte[] report, List<ResolvedItem> items) {
+    int expected = bytes(items);
+    if (report.length != expected) {
+      throw new IllegalStateException("script report has " + report.length + " bytes, expected " + expected);
     }
     List<ItemDecision> out = new ArrayList<>(items.size());
     int p = 1;

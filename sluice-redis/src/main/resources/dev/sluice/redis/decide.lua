@@ -10,6 +10,8 @@
 --       the report as it would be without this commit and an undo record per committed item,
 --       so the caller can refund if another shard denies.
 --   'u' refund: undo reservations.
+--   'b' batch: several requests, each decided as by 'd', one after the other (see the end of
+--       this file); the client sends one when decisions queue up behind calls in flight.
 -- time: microseconds since the epoch ('d1700000000000000'), or nothing for the server's clock
 -- (TIME). Explicit time is for replay and tests; the server's clock is what lets instances with
 -- skewed clocks agree. Mode and time are one argument since each argument costs the server
@@ -22,6 +24,7 @@
 -- the server a third of what an array of as many integers costs to reply.
 -- ('r'): {report after, report before, undo record of item 1, ..., of item n}.
 -- ('u'): {number of items}.
+-- ('b'): the reports of its requests, concatenated.
 
 -- Only the algorithms a request uses are built (see Cost in prelude.lua).
 local function algorithm(code)
@@ -85,40 +88,19 @@ local function report(now, n)
   return table.concat(parts)
 end
 
-local function decide(keys, args)
-  -- Nothing read by an earlier call is ever taken for this one.
+-- One request: its n items are keys[ko + k] and args[ao + k] for k = 1..n. Returns the report
+-- (mode 'd'), or the reserve reply (mode 'r').
+local function request(keys, ko, args, ao, n, now, explicit, mode)
+  -- Nothing read for an earlier request is ever taken for this one (a batch may decide the same
+  -- key twice, the second time after the first one's write).
   READ_KEY = false
-  local mode = args[1]
-  local nargs = #args
-
-  if mode == 'u' then
-    local k = 0
-    for pos = 2, nargs, 2 do
-      k = k + 1
-      local it = item(args[pos])
-      it.a.refund(keys[k], it, cjson.decode(args[pos + 1]))
-    end
-    return {k}
-  end
-
-  local now
-  local explicit = false
-  if mode == 'd' or mode == 'r' then
-    -- Lua converts the seconds and microseconds strings itself, at half the cost of tonumber.
-    local t = redis.call('TIME')
-    now = t[1] * 1000000 + t[2]
-  else
-    now = tonumber(string.sub(mode, 2))
-    mode = string.sub(mode, 1, 1)
-    explicit = true
-  end
 
   -- One item whose algorithm can tell a denial cheaply (see sliding_log.lua's deny): nil means it
   -- was not that simple, and nothing was written.
-  if mode == 'd' and nargs == 2 then
-    local it = item(args[2])
+  if mode == 'd' and n == 1 then
+    local it = item(args[ao + 1])
     if it.a.deny then
-      local r = it.a.deny(keys[1], it, now, explicit, OUT)
+      local r = it.a.deny(keys[ko + 1], it, now, explicit, OUT)
       if r then
         return r
       end
@@ -126,11 +108,10 @@ local function decide(keys, args)
   end
 
   local enforced_fit = true
-  local n = nargs - 1
   for k = 1, n do
-    local it = item(args[k + 1])
+    local it = item(args[ao + k])
     -- (k lets an algorithm reuse the state of the item at this position from the last call.)
-    local s = it.a.load(keys[k], it, keep and k)
+    local s = it.a.load(keys[ko + k], it, keep and k)
     -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
     local t = now
     if s.present and s.last > t then
@@ -186,4 +167,61 @@ local function decide(keys, args)
   end
   reply[1] = report(now, n)
   return reply
+end
+
+-- The reports of a batch, reused from call to call (entries beyond the call's count are stale).
+local BATCH = {}
+
+local function decide(keys, args)
+  -- Nothing read by an earlier call is ever taken for this one.
+  READ_KEY = false
+  local mode = args[1]
+  local nargs = #args
+
+  if mode == 'u' then
+    local k = 0
+    for pos = 2, nargs, 2 do
+      k = k + 1
+      local it = item(args[pos])
+      it.a.refund(keys[k], it, cjson.decode(args[pos + 1]))
+    end
+    return {k}
+  end
+
+  local now
+  local explicit = false
+  if mode == 'd' or mode == 'r' or mode == 'b' then
+    -- Lua converts the seconds and microseconds strings itself, at half the cost of tonumber.
+    local t = redis.call('TIME')
+    now = t[1] * 1000000 + t[2]
+  else
+    now = tonumber(string.sub(mode, 2))
+    mode = string.sub(mode, 1, 1)
+    explicit = true
+  end
+
+  if mode ~= 'b' then
+    return request(keys, 0, args, 1, nargs - 1, now, explicit, mode)
+  end
+  -- A batch: requests decided one after the other, each all or nothing on its own, exactly as
+  -- separate calls at the same time would be. args[2] holds each request's item count as one
+  -- byte, or is empty when every request has one item; the reply is their reports, concatenated.
+  local counts = args[2]
+  local out = BATCH
+  local ko, ao = 0, 2
+  local m = #counts
+  if m == 0 then
+    m = nargs - 2
+    for r = 1, m do
+      out[r] = request(keys, ko, args, ao, 1, now, explicit, 'd')
+      ko, ao = ko + 1, ao + 1
+    end
+  else
+    for r = 1, m do
+      local c = string.byte(counts, r)
+      out[r] = request(keys, ko, args, ao, c, now, explicit, 'd')
+      ko, ao = ko + c, ao + c
+    end
+  end
+  return table.concat(out, '', 1, m)
 end

@@ -13,6 +13,8 @@ public final class RedisContenders {
   static {
     BY_NAME.put("sluice", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG));
     BY_NAME.put("sluice_token_bucket", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET));
+    BY_NAME.put("sluice_unbatched", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG, false));
+    BY_NAME.put("sluice_token_bucket_unbatched", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET, false));
     BY_NAME.put("bucket4j", Bucket4jContender::new);
     BY_NAME.put("redisson", RedissonContender::new);
     BY_NAME.put("zset", SortedSetLogContender::new);

@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Sluice on its Redis store: both windows of the rule decided by one script evaluation per
- * decision, with the algorithm given (the default {@code sliding_log}, or {@code token_bucket},
+ * Sluice on its Redis store: both windows of the rule decided by one script evaluation, with the
+ * algorithm given (the default {@code sliding_log}, or {@code token_bucket},
  * Bucket4j's semantics).
  */
 final class SluiceContender implements RedisContender {
@@ -22,15 +22,29 @@ final class SluiceContender implements RedisContender {
   private final String rule;
 
   SluiceContender(String uri, Workload w, Algorithm algorithm) {
+    this(uri, w, algorithm, true);
+  }
+
+  /**
+   * {@code batched}: the store's default, up to eight calls in flight and the decisions that queue
+   * behind them sent together; otherwise every decision is its own call, sent at once.
+   */
+  SluiceContender(String uri, Workload w, Algorithm algorithm, boolean batched) {
     Rule.Builder b = Rule.builder(RULE).algorithm(algorithm);
     for (Workload.Limit l : w.limits()) {
       b.window(l.limit(), l.period());
     }
     // The load tool measures the store, not the failure mode: a slow answer must not turn into
     // an "allowed" decision made locally.
-    limiter = Sluice.builder().rules(b.build()).store(RedisStore.connect(uri)).storeTimeout(Duration.ofSeconds(30))
+    RedisStore.Builder store = RedisStore.builder(uri);
+    if (!batched) {
+      store.callsInFlight(0);
+    } else if (Integer.getInteger("sluice.callsInFlight") != null) {
+      store.callsInFlight(Integer.getInteger("sluice.callsInFlight"));
+    }
+    limiter = Sluice.builder().rules(b.build()).store(store.build()).storeTimeout(Duration.ofSeconds(30))
         .build();
-    rule = w.rule() + " (" + algorithm.configName() + ", one script per decision)";
+    rule = w.rule() + " (" + algorithm.configName() + (batched ? ", queued decisions batched)" : ", one call per decision)");
   }
 
   @Override

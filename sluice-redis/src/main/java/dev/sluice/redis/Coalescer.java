@@ -1,0 +1,263 @@
+package dev.sluice.redis;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Sends the decisions of one connection to a single server (standalone or Sentinel), keeping at
+ * most {@code depth} calls in flight. A decision that comes while fewer are in flight is sent at
+ * once, as its own call, exactly as without this class. One that comes while {@code depth} are in
+ * flight waits, and when a call returns, the decisions waiting by then go together as one call
+ * (mode {@code b} of the script), up to {@link #MAX_REQUESTS} of them.
+ *
+ * <p>The script decides a batch's requests one after the other, each all or nothing on its own:
+ * the same decisions as separate calls at the same server time, since a script runs alone on the
+ * server. What a batch saves is what every call costs whatever it decides: the command, its
+ * system calls on both sides, reading the server's clock, the script's entry. Under load, when
+ * decisions queue anyway, that is a third of the server's work per decision (see "Batches" in
+ * {@code docs/redis.md}); at low load there is never a queue and nothing changes.
+ *
+ * <p>A decision is never sent later than {@code timeout} after it was submitted: one that waited
+ * that long fails unsent (it is counted nowhere) with a {@link RedisCommandTimeoutException}, as
+ * a call that took that long does.
+ */
+final class Coalescer {
+  /** Requests per call: enough to amortise a call, and a script that ends within a millisecond. */
+  static final int MAX_REQUESTS = 128;
+  /** Items per call; a request with more goes alone (and its count fits the byte the script reads). */
+  static final int MAX_ITEMS = 255;
+
+  private static final byte[] BATCH = {'b'};
+  private static final byte[] ONE_ITEM_EACH = {};
+
+  /** One request, with its script arguments for a call of its own (args[0]: mode and time). */
+  static final class Pending {
+    final byte[][] keys;
+    final byte[][] args;
+    final byte[] time;
+    /** The length of its report in bytes. */
+    final int reportBytes;
+    final long submittedAt;
+    final CompletableFuture<byte[]> reply = new CompletableFuture<>();
+
+    Pending(byte[][] keys, byte[][] args, byte[] time, int reportBytes) {
+      this.keys = keys;
+      this.args = args;
+      this.time = time;
+      this.reportBytes = reportBytes;
+      this.submittedAt = System.nanoTime();
+    }
+  }
+
+  private final Link link;
+  private final int depth;
+  private final long timeoutNanos;
+  private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  /** Held by the one thread that takes from the queue and sends; others only add. */
+  private final AtomicBoolean sending = new AtomicBoolean();
+  private volatile boolean closed;
+
+  /** {@code depth} 0: every decision is its own call, sent at once. */
+  Coalescer(Link link, int depth, long timeoutNanos) {
+    this.link = link;
+    this.depth = depth;
+    this.timeoutNanos = timeoutNanos;
+  }
+
+  /** The request's report. */
+  CompletableFuture<byte[]> submit(Pending p) {
+    if (depth == 0) {
+      return DecisionScript.run(link, ScriptOutputType.VALUE, p.keys, p.args);
+    }
+    if (closed) {
+      return CompletableFuture.failedFuture(new IllegalStateException("the Redis store is closed"));
+    }
+    queue.add(p);
+    drain();
+    return p.reply;
+  }
+
+  /**
+   * Sends what waits while there is room in flight. Whoever finds the queue busy leaves: the
+   * sender looks again after letting go, so nothing added meanwhile is stranded.
+   */
+  private void drain() {
+    while (true) {
+      if (!sending.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        while (inFlight.get() < depth) {
+          List<Pending> batch = take();
+          if (batch == null) {
+            break;
+          }
+          inFlight.incrementAndGet();
+          send(batch);
+        }
+      } finally {
+        sending.set(false);
+      }
+      if (queue.isEmpty() || inFlight.get() >= depth || closed) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * The next call's requests: consecutive ones decided at the same time (the server's clock, or
+   * one explicit time), up to the limits; null when nothing waits. Requests that waited longer
+   * than the timeout fail here instead.
+   */
+  private List<Pending> take() {
+    List<Pending> batch = null;
+    int items = 0;
+    long now = System.nanoTime();
+    Pending p;
+    while ((p = queue.peek()) != null) {
+      if (now - p.submittedAt > timeoutNanos) {
+        queue.poll();
+        p.reply.completeExceptionally(new RedisCommandTimeoutException("the decision waited "
+            + (now - p.submittedAt) / 1_000_000 + " ms for a call to the Redis store, longer than the command timeout"));
+        continue;
+      }
+      int n = p.keys.length;
+      if (batch != null) {
+        if (n > MAX_ITEMS || batch.size() >= MAX_REQUESTS || items + n > MAX_ITEMS
+            || !Arrays.equals(p.time, batch.get(0).time)) {
+          break;
+        }
+      }
+      queue.poll();
+      if (batch == null) {
+        batch = new ArrayList<>(Math.min(queue.size() + 1, MAX_REQUESTS));
+      }
+      batch.add(p);
+      items += n;
+      if (n > MAX_ITEMS) {
+        break;
+      }
+    }
+    return batch;
+  }
+
+  private void send(List<Pending> batch) {
+    CompletableFuture<byte[]> call;
+    try {
+      if (batch.size() == 1) {
+        Pending p = batch.get(0);
+        call = DecisionScript.run(link, ScriptOutputType.VALUE, p.keys, p.args);
+      } else {
+        call = DecisionScript.run(link, ScriptOutputType.VALUE, keys(batch), args(batch));
+      }
+    } catch (RuntimeException e) {
+      call = CompletableFuture.failedFuture(e);
+    }
+    call.whenComplete((reply, err) -> {
+      // The next call goes out before this one's decisions are handed back.
+      inFlight.decrementAndGet();
+      drain();
+      if (err != null) {
+        for (Pending p : batch) {
+          p.reply.completeExceptionally(err);
+        }
+      } else if (batch.size() == 1) {
+        batch.get(0).reply.complete(reply);
+      } else {
+        split(batch, reply);
+      }
+    });
+  }
+
+  private static byte[][] keys(List<Pending> batch) {
+    int n = 0;
+    for (Pending p : batch) {
+      n += p.keys.length;
+    }
+    byte[][] keys = new byte[n][];
+    int k = 0;
+    for (Pending p : batch) {
+      System.arraycopy(p.keys, 0, keys, k, p.keys.length);
+      k += p.keys.length;
+    }
+    return keys;
+  }
+
+  /** {@code b} and the time; each request's item count (empty: one each); every item's argument. */
+  private static byte[][] args(List<Pending> batch) {
+    int n = 0;
+    boolean oneEach = true;
+    for (Pending p : batch) {
+      n += p.keys.length;
+      oneEach &= p.keys.length == 1;
+    }
+    byte[][] args = new byte[2 + n][];
+    byte[] time = batch.get(0).time;
+    if (time.length == 0) {
+      args[0] = BATCH;
+    } else {
+      args[0] = Arrays.copyOf(BATCH, 1 + time.length);
+      System.arraycopy(time, 0, args[0], 1, time.length);
+    }
+    byte[] counts = ONE_ITEM_EACH;
+    if (!oneEach) {
+      counts = new byte[batch.size()];
+      for (int i = 0; i < counts.length; i++) {
+        counts[i] = (byte) batch.get(i).keys.length;
+      }
+    }
+    args[1] = counts;
+    int a = 2;
+    for (Pending p : batch) {
+      System.arraycopy(p.args, 1, args, a, p.keys.length);
+      a += p.keys.length;
+    }
+    return args;
+  }
+
+  /** Hands each request its report, cut from the concatenation by the lengths it expects. */
+  private static void split(List<Pending> batch, byte[] reply) {
+    int total = 0;
+    for (Pending p : batch) {
+      total += p.reportBytes;
+    }
+    if (reply == null || reply.length != total) {
+      IllegalStateException e = new IllegalStateException("script reply to a batch of " + batch.size()
+          + " has " + (reply == null ? 0 : reply.length) + " bytes, expected " + total);
+      for (Pending p : batch) {
+        p.reply.completeExceptionally(e);
+      }
+      return;
+    }
+    int at = 0;
+    for (Pending p : batch) {
+      p.reply.complete(Arrays.copyOfRange(reply, at, at + p.reportBytes));
+      at += p.reportBytes;
+    }
+  }
+
+  /** Fails what still waits; calls in flight end as the connection closes. */
+  void close() {
+    closed = true;
+    // Taken from the queue by its one sender only.
+    while (!sending.compareAndSet(false, true)) {
+      Thread.onSpinWait();
+    }
+    try {
+      Pending p;
+      while ((p = queue.poll()) != null) {
+        p.reply.completeExceptionally(new IllegalStateException("the Redis store is closed"));
+      }
+    } finally {
+      sending.set(false);
+    }
+  }
+}
