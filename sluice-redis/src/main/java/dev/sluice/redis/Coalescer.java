@@ -138,7 +138,7 @@ final class Coalescer {
       }
       queue.poll();
       if (batch == null) {
-        batch = new ArrayList<>(Math.min(queue.size() + 1, MAX_REQUESTS));
+        batch = new ArrayList<>();
       }
       batch.add(p);
       items += n;
