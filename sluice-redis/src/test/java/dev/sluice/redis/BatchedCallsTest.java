@@ -86,6 +86,59 @@ class BatchedCallsTest {
   }
 
   /**
+   * Eight threads ask for 2,000 decisions on four keys without waiting for answers, so that they
+   * queue and go in batches: every key admits exactly its limit, on the server's clock, and
+   * every decision is answered.
+   */
+  @Test
+  void manyThreadsShareOneLimitExactlyThroughBatches() throws Exception {
+    Rule rule = Rule.builder("batch.threads").window(100, Duration.ofMinutes(10)).window(150, Duration.ofHours(1)).build();
+    String[] keys = {"a", "b", "c", "d"};
+    long fcallsBefore = redis.get().commandCalls("fcall");
+    try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix("threads:").build()) {
+      List<List<CompletableFuture<List<ItemDecision>>>> perKey = new ArrayList<>();
+      for (int k = 0; k < keys.length; k++) {
+        perKey.add(java.util.Collections.synchronizedList(new ArrayList<>()));
+      }
+      java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+      try {
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+          int seed = t;
+          done.add(threads.submit(() -> {
+            SplittableRandom rnd = new SplittableRandom(seed);
+            for (int i = 0; i < 250; i++) {
+              int k = rnd.nextInt(keys.length);
+              perKey.get(k).add(store.decide(one(rule, keys[k], 1, Request.STORE_CLOCK)).toCompletableFuture());
+            }
+          }));
+        }
+        for (java.util.concurrent.Future<?> d : done) {
+          d.get(30, TimeUnit.SECONDS);
+        }
+      } finally {
+        threads.shutdownNow();
+      }
+      int decisions = 0;
+      for (int k = 0; k < keys.length; k++) {
+        List<CompletableFuture<List<ItemDecision>>> fs = perKey.get(k);
+        long admitted = 0;
+        for (CompletableFuture<List<ItemDecision>> f : fs) {
+          if (f.get(30, TimeUnit.SECONDS).get(0).allowed()) {
+            admitted++;
+          }
+        }
+        assertThat(admitted).as("admitted on key %s of %d asked", keys[k], fs.size()).isEqualTo(Math.min(100, fs.size()));
+        decisions += fs.size();
+      }
+      assertThat(decisions).isEqualTo(2_000);
+      long fcalls = redis.get().commandCalls("fcall") - fcallsBefore;
+      System.out.printf("BatchedCallsTest: 8 threads, %d decisions in %d calls%n", decisions, fcalls);
+      assertThat(fcalls).as("calls for 2,000 decisions asked for at once").isLessThan(decisions);
+    }
+  }
+
+  /**
    * While the server is stopped, one call is in flight and everything else waits; when it runs
    * again, the 39 decisions that waited go as one call, in the order they were asked for: the
    * first five of one key are admitted, and the server's clock decides them all at one instant.
