@@ -178,6 +178,42 @@ class BatchedCallsTest {
   }
 
   /**
+   * A batch has one time: queued requests at different explicit times, and on the server's
+   * clock, go in separate calls, each decided as the memory store decides it.
+   */
+  @Test
+  void requestsAtDifferentTimesGoInSeparateCalls() throws Exception {
+    Rule rule = Rule.builder("batch.times").window(2, Duration.ofSeconds(10)).build();
+    MemoryStore memory = MemoryStore.builder().ticker(new FakeTicker()).automaticSweeps(false).build();
+    long t1 = 1_800_000_000_000_000L;
+    long t2 = t1 + 11_000_000;
+    long[] times = {t1, t1, t1, t2, t2, t2, t2};
+    try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix("times:").callsInFlight(1)
+        .ttlSlack(Duration.ofMinutes(5)).build()) {
+      store.decideSync(one(rule, "warm", 1, Request.STORE_CLOCK));
+      long fcallsBefore = redis.get().commandCalls("fcall");
+      List<CompletableFuture<List<ItemDecision>>> f = new ArrayList<>();
+      CompletableFuture<List<ItemDecision>> clock;
+      redis.get().pause();
+      try {
+        for (long t : times) {
+          f.add(store.decide(one(rule, "k", 1, t)).toCompletableFuture());
+        }
+        clock = store.decide(one(rule, "other", 1, Request.STORE_CLOCK)).toCompletableFuture();
+      } finally {
+        redis.get().resume();
+      }
+      for (int i = 0; i < times.length; i++) {
+        assertThat(f.get(i).get(10, TimeUnit.SECONDS)).as("request %d at %d µs", i, times[i])
+            .isEqualTo(memory.decideSync(one(rule, "k", 1, times[i])));
+      }
+      assertThat(clock.get(10, TimeUnit.SECONDS).get(0).allowed()).isTrue();
+      // the first alone (in flight while the server stood still), t1's other two, t2's four, the clock's one
+      assertThat(redis.get().commandCalls("fcall") - fcallsBefore).isEqualTo(4);
+    }
+  }
+
+  /**
    * A decision never goes out later than the command timeout after it was asked for. With the
    * server stopped, the call in flight times out; the next call takes what waited less than the
    * timeout (up to 128), and times out too; what waited longer fails unsent. When the server
