@@ -95,12 +95,12 @@ local function request(keys, ko, args, ao, n, now, explicit, mode)
   -- key twice, the second time after the first one's write).
   READ_KEY = false
 
-  -- One item whose algorithm can tell a denial cheaply (see sliding_log.lua's deny): nil means it
-  -- was not that simple, and nothing was written.
+  -- One item whose algorithm can decide it in one pass (see sliding_log.lua's quick): nil means
+  -- it was not that simple, and nothing was written.
   if mode == 'd' and n == 1 then
     local it = item(args[ao + 1])
-    if it.a.deny then
-      local r = it.a.deny(keys[ko + 1], it, now, explicit, OUT)
+    if it.a.quick then
+      local r = it.a.quick(keys[ko + 1], it, now, explicit, OUT)
       if r then
         return r
       end

@@ -160,9 +160,10 @@ local function header_int64s(count)
   return f
 end
 
--- The value an algorithm's deny (its way to decide a denial before the general path builds
--- anything, see decide.lua) read for a key and left to the general path in the same call, which
--- takes it instead of reading the key again. decide clears it at the start of every call.
+-- The value an algorithm's quick path (its way to decide one item before the general path builds
+-- anything, see decide.lua) read for a key and left to the general path in the same request,
+-- which takes it instead of reading the key again. Cleared at the start of every request, and
+-- by a quick path that writes the key.
 local READ_KEY, READ_VALUE = false, false
 
 local function read_value(key)
@@ -223,20 +224,23 @@ local function store_last(key, last)
   redis.call('SETRANGE', key, 4, struct.pack('<i8', last))
 end
 
--- What every algorithm's deny shares (see decide.lua).
---   deny_read: the key's value ('' when absent), left for the general path should deny return nil.
---   deny_time: the time to decide at, or nil when the value is not the rule's current state.
---   deny_report: the report's time and the item's reason and wait, the windows to follow; returns
+-- What every algorithm's quick path shares (see decide.lua).
+--   quick_read: the key's value ('' when absent), left for the general path should quick return
+--     nil.
+--   quick_time: the time to decide at, or nil when the value is not the rule's current state.
+--   quick_report: the report's time and the item's reason and wait, the windows to follow; returns
 --     the position of the last number written.
---   deny_done: records the time on explicit times (as the general path does for a decision that
---     consumes nothing), and packs the report of o numbers.
-local function deny_read(key)
+--   quick_done: a denial's end: records the time on explicit times (as the general path does for
+--     a decision that consumes nothing), and packs the report of o numbers.
+--   quick_commit: an admission's end: writes the new value with its TTL (one SET with PX), and
+--     packs the report of o numbers.
+local function quick_read(key)
   local raw = redis.call('GET', key) or ''
   READ_KEY, READ_VALUE = key, raw
   return raw
 end
 
-local function deny_time(fp, last, it, now)
+local function quick_time(fp, last, it, now)
   if fp ~= it.fp or last < it.fresh then
     return nil
   end
@@ -246,15 +250,21 @@ local function deny_time(fp, last, it, now)
   return now
 end
 
-local function deny_report(out, now)
-  out[1], out[2], out[3] = now, REASON_LIMIT, 0
+local function quick_report(out, now, reason)
+  out[1], out[2], out[3] = now, reason, 0
   return 3
 end
 
-local function deny_done(key, t, last, explicit, out, o)
+local function quick_done(key, t, last, explicit, out, o)
   if explicit and t > last then
     store_last(key, t)
   end
+  return struct.pack(int64s(o), unpack(out, 1, o))
+end
+
+local function quick_commit(key, value, px, out, o)
+  READ_KEY = false
+  redis.call('SET', key, value, 'PX', px)
   return struct.pack(int64s(o), unpack(out, 1, o))
 end
 
@@ -276,6 +286,6 @@ local function ttl_px(it, need)
 end
 
 -- Factories by algorithm code; each returns the algorithm's functions (load, evaluate, commit,
--- create, touch, report, refund; optionally prepare and deny) in one table. decide.lua replaces
+-- create, touch, report, refund; optionally prepare and quick) in one table. decide.lua replaces
 -- a factory by what it returned once it has run.
 local ALGORITHMS = {false, false, false, false, false}

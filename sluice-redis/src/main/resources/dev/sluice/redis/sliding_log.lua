@@ -509,22 +509,66 @@ ALGORITHMS[1] = function()
     return o
   end
 
-  -- The common denial, decided before the general path builds anything (decide.lua asks first
-  -- when a request has one item): a small rule's value is read with one GET and decoded with one
-  -- struct call, and the evaluation and the report use locals, not a state. Returns the packed
-  -- report when the windows deny the cost; otherwise nil, having written nothing, and the general
-  -- path decides from the start (the cost fits; no value, or not a decoded one; a cost above a
-  -- limit). Its numbers are those of evaluate and report above, which the differential tests
-  -- compare with the memory store on every trace.
+  -- One item decided before the general path builds anything (decide.lua asks first when a
+  -- request has one item): a small rule's value is read with one GET and decoded with one struct
+  -- call, and the evaluation, the commit and the report use locals, not a state. A denial writes
+  -- nothing; an admission that fits the ring as it is (no growth, no move of base) is one SET of
+  -- the value packed with one struct call. Returns the packed report; otherwise nil, having
+  -- written nothing, and the general path decides from the start (no value, or not a decoded
+  -- one; a peek; a cost above a limit; a ring that must grow). Its numbers are those of
+  -- evaluate, commit and report above, which the differential tests compare with the memory
+  -- store on every trace.
+  -- quick's admission: commit into the decoded value v (len slots), then report. nil where commit
+  -- would grow the ring or move its base, which the general path does.
+  local function admit(key, it, now, t, v, len, out)
+    local cost = it.cost
+    if cost == 0 then
+      return nil
+    end
+    local base, head, size = v[3], v[4], v[5]
+    local needed = size + cost
+    if needed > it.maxlimit then needed = it.maxlimit end
+    if needed > len then
+      -- commit overwrites the units pushed out of a full ring only if they left every window
+      local over = size + cost - len
+      if over > size or base + v[7 + (head - (size - over + 1)) % len] + it.longest > t then
+        return nil
+      end
+    end
+    if t - base > (it.extra == 6 and 281474976710655 or 9007199254740992) then
+      return nil
+    end
+    local dropped = size + cost - len
+    if dropped < 0 then dropped = 0 end
+    local offset = t - base
+    for k = 0, cost - 1 do
+      v[7 + (head + k) % len] = offset
+    end
+    head = (head + cost) % len
+    size = size + cost - dropped
+    v[2], v[4], v[5], v[6] = t, head, size, v[6] + cost
+    local limit, period = it.limit, it.period
+    local o = quick_report(out, now, REASON_NONE)
+    for i = 1, it.n do
+      local l, p = limit[i], period[i]
+      -- the newest unit is this one, at t: each window is full again p after it
+      out[o + 1] = l - inside(nil, v, 7, head, len, l < size and l or size, t - p - base)
+      out[o + 2], out[o + 3] = 0, p
+      o = o + 3
+    end
+    return quick_commit(key, struct.pack(value_format(it.extra, len), unpack(v, 1, 6 + len)),
+      ttl_px(it, it.longest), out, o)
+  end
+
   local RETRY = {}
 
-  local function deny(key, it, now, explicit, out)
+  local function quick(key, it, now, explicit, out)
     local n = it.n
     if it.hdr ~= LOG_HEADER or it.over or 3 + 3 * n > CHUNK then
       return nil
     end
     -- From here on, a nil return leaves the value for load: the key is not read twice.
-    local raw = deny_read(key)
+    local raw = quick_read(key)
     local len = (#raw - LOG_HEADER) / it.extra
     if len < 1 or len > DECODED or len % 1 ~= 0 then
       return nil
@@ -532,7 +576,7 @@ ALGORITHMS[1] = function()
     -- fp, last, base, head, size, seq, then slot pos at v[7 + pos].
     local v = {struct.unpack(value_format(it.extra, len), raw)}
     local last = v[2]
-    local t = deny_time(v[1], last, it, now)
+    local t = quick_time(v[1], last, it, now)
     if not t then
       return nil
     end
@@ -553,9 +597,9 @@ ALGORITHMS[1] = function()
       RETRY[i] = retry
     end
     if not denied then
-      return nil
+      return admit(key, it, now, t, v, len, out)
     end
-    local o = deny_report(out, now)
+    local o = quick_report(out, now, REASON_LIMIT)
     local newest = base + v[7 + (head - 1) % len]
     for i = 1, n do
       local l, p = limit[i], period[i]
@@ -565,7 +609,7 @@ ALGORITHMS[1] = function()
       out[o + 2], out[o + 3] = RETRY[i], reset
       o = o + 3
     end
-    return deny_done(key, t, last, explicit, out, o)
+    return quick_done(key, t, last, explicit, out, o)
   end
 
   -- Takes a reservation's c units (all stamped with its time) out of the log.
@@ -624,6 +668,6 @@ ALGORITHMS[1] = function()
 
   return {
     prepare = prepare, load = load, evaluate = evaluate, commit = commit, create = create,
-    touch = touch, report = report, refund = refund, deny = deny,
+    touch = touch, report = report, refund = refund, quick = quick,
   }
 end

@@ -98,24 +98,27 @@ ALGORITHMS[4] = function()
     return o
   end
 
-  -- The common denial before the general path builds anything, as sliding_log.lua's deny: one
-  -- GET, one struct call, locals. Returns the packed report when the windows deny the cost;
-  -- otherwise nil, having written nothing, with the value left for load.
-  local RETRY = {}
+  -- One item decided before the general path builds anything, as sliding_log.lua's quick: one
+  -- GET, one struct call, locals; a denial writes nothing, an admission one SET. Returns the
+  -- packed report; nil, having written nothing, when the general path must decide (no current
+  -- value, a peek, a cost above a limit), with the value left for load. Its numbers are those of
+  -- evaluate, commit and report above, which the differential tests compare with the memory
+  -- store on every trace.
+  local RETRY, TAT = {}, {}
 
-  local function deny(key, it, now, explicit, out)
+  local function quick(key, it, now, explicit, out)
     local n = it.n
     if it.over or 3 + 3 * n > CHUNK then
       return nil
     end
-    local raw = deny_read(key)
+    local raw = quick_read(key)
     if #raw ~= HEADER + 8 * n then
       return nil
     end
     -- fp, last, then the TAT of window i at v[2 + i].
     local v = {struct.unpack(header_int64s(n), raw)}
     local last = v[2]
-    local t = deny_time(v[1], last, it, now)
+    local t = quick_time(v[1], last, it, now)
     if not t then
       return nil
     end
@@ -130,16 +133,34 @@ ALGORITHMS[4] = function()
       end
       RETRY[i] = e
     end
-    if not denied then
+    if denied then
+      local o = quick_report(out, now, REASON_LIMIT)
+      for i = 1, n do
+        out[o + 1], out[o + 3] = remaining(v[2 + i], interval[i], limit[i], t)
+        out[o + 2] = RETRY[i]
+        o = o + 3
+      end
+      return quick_done(key, t, last, explicit, out, o)
+    end
+    if cost == 0 then
       return nil
     end
-    local o = deny_report(out, now)
+    -- Admitted: commit's TATs and TTL, report's numbers.
+    local tat, need = TAT, 0
     for i = 1, n do
-      out[o + 1], out[o + 3] = remaining(v[2 + i], interval[i], limit[i], t)
-      out[o + 2] = RETRY[i]
+      local from = v[2 + i]
+      if from < t then from = t end
+      local x = from + cost * interval[i]
+      tat[i] = x
+      if x - t > need then need = x - t end
+    end
+    local o = quick_report(out, now, REASON_NONE)
+    for i = 1, n do
+      out[o + 1], out[o + 3] = remaining(tat[i], interval[i], limit[i], t)
+      out[o + 2] = 0
       o = o + 3
     end
-    return deny_done(key, t, last, explicit, out, o)
+    return quick_commit(key, pack_fields(it.fp, t, tat, n), ttl_px(it, need), out, o)
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
@@ -163,6 +184,6 @@ ALGORITHMS[4] = function()
 
   return {
     load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
-    report = report, refund = refund, deny = deny,
+    report = report, refund = refund, quick = quick,
   }
 end
