@@ -186,9 +186,11 @@ class FailureBehaviourTest {
     listener.clear();
     int callsBefore = store.calls();
     int callsDuringStall;
+    long pausedMs;
     List<Decision> decisions = new ArrayList<>();
     long slowestSyncMs = 0;
 
+    long pausedAt = System.nanoTime();
     redis.get().pause();
     try {
       List<Future<Long>> syncCallers = new ArrayList<>();
@@ -222,6 +224,7 @@ class FailureBehaviourTest {
       }
       callsDuringStall = store.calls() - callsBefore;
     } finally {
+      pausedMs = (System.nanoTime() - pausedAt) / 1_000_000;
       redis.get().resume();
       callers.shutdownNow();
     }
@@ -240,18 +243,25 @@ class FailureBehaviourTest {
     assertThat(listener.storeErrors).filteredOn(e -> e instanceof TimeoutException).isNotEmpty();
     int grew = threads.getPeakThreadCount() - threadsBefore;
     System.out.printf("FailureBehaviourTest: frozen server: %d calls made for 3,040 decisions, at most %d waiting,"
-        + " threads +%d at peak, slowest blocked caller %d ms%n", callsDuringStall, store.mostWaiting(), grew,
-        slowestSyncMs);
+        + " threads +%d at peak, slowest blocked caller %d ms, stalled %d ms%n", callsDuringStall, store.mostWaiting(),
+        grew, slowestSyncMs, pausedMs);
     assertThat(grew).as("threads started while 3,040 decisions met a frozen server").isLessThanOrEqualTo(4);
 
     awaitTrue("a decision that is no longer degraded", 10_000,
         () -> !limiter.acquire(Request.of("fb.open", "resumed")).degraded());
     awaitTrue("the late answers", 10_000, () -> store.waiting() == 0);
-    // Every call that reached the frozen server ran when it resumed, though its caller had long
+    // Every call made during the stall ran when the server resumed, though its caller had long
     // been denied as degraded: the store over-counts (never over-admits) by the calls in flight.
+    // (Decisions that queued behind the store's calls in flight are sent when those return, unless
+    // they waited the command timeout, 1 s: only a stall near that long could leave some uncounted.)
     Decision peek = limiter.acquire(Request.of("fb.closed", "stall", 0));
     assertThat(peek.degraded()).isFalse();
-    assertThat(peek.items().get(0).windows().get(0).remaining()).isEqualTo(1_000_000 - callsDuringStall);
+    long remaining = peek.items().get(0).windows().get(0).remaining();
+    if (pausedMs < 800) {
+      assertThat(remaining).as("stalled %d ms", pausedMs).isEqualTo(1_000_000 - callsDuringStall);
+    } else {
+      assertThat(remaining).as("stalled %d ms", pausedMs).isBetween(1_000_000L - callsDuringStall, 1_000_000L);
+    }
   }
 
   /** Decides, checking that the decision came within the store timeout (and some slack). */
