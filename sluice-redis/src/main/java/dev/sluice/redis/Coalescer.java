@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the same decisions as separate calls at the same server time, since a script runs alone on the
  * server. What a batch saves is what every call costs whatever it decides: the command, its
  * system calls on both sides, reading the server's clock, the script's entry. Under load, when
- * decisions queue anyway, that is a third of the server's work per decision (see "Batches" in
- * {@code docs/redis.md}); at low load there is never a queue and nothing changes.
+ * decisions queue anyway, that is about a quarter of the server's work per decision (see
+ * "Batches" in {@code docs/redis.md}); at low load there is never a queue and nothing changes.
  *
  * <p>A decision is never sent later than {@code timeout} after it was submitted: one that waited
  * that long fails unsent (it is counted nowhere) with a {@link RedisCommandTimeoutException}, as
@@ -126,7 +126,8 @@ final class Coalescer {
       if (now - p.submittedAt > timeoutNanos) {
         queue.poll();
         p.reply.completeExceptionally(new RedisCommandTimeoutException("the decision waited "
-            + (now - p.submittedAt) / 1_000_000 + " ms for a call to the Redis store, longer than the command timeout"));
+            + (now - p.submittedAt) / 1_000_000
+            + " ms for a call to the Redis store, longer than the command timeout"));
         continue;
       }
       int n = p.keys.length;

@@ -335,7 +335,7 @@ public final class RedisStore implements Store {
      * that comes while that many are in flight waits, and when a call returns, the decisions
      * waiting by then are sent together as one call (up to 128), each decided on its own, all or
      * nothing, as if sent alone at that moment. At low load nothing waits and every decision is
-     * one call; under load, a batch saves the server a third or more of its work per decision. A
+     * one call; under load, a batch saves the server about a quarter of its work per decision. A
      * decision never waits longer than the command timeout: it then fails unsent. 0: no limit,
      * every decision is sent at once as its own call. Cluster calls are always sent at once.
      *
