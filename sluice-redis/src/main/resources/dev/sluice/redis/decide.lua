@@ -62,35 +62,29 @@ local function item(arg)
   return it
 end
 
--- Per call: the items and their states (see prelude.lua), and the report's numbers, reused from
--- call to call (entries beyond the call's count are stale and never read). A report of more than
--- CHUNK numbers is packed in chunks (see prelude.lua).
+-- Per request: the items and their states (see prelude.lua); per call, the report's numbers (a
+-- batch's reports one after the other). All reused from call to call (entries beyond what a call
+-- wrote are stale and never read); pack_numbers (prelude.lua) turns the numbers into the reply.
 local ITEMS, STATES, OUT = {}, {}, {}
 
-local function report(now, n)
+-- Writes the report of the request's n items after position b of OUT; returns its last position.
+local function report(now, n, b)
   local out = OUT
-  out[1] = now
-  local o = 1
+  out[b + 1] = now
+  local o = b + 1
   for k = 1, n do
     local it, s = ITEMS[k], STATES[k]
     out[o + 1] = s.reason
     out[o + 2] = s.fits and s.start and (s.start - s.t) or 0
     o = it.a.report(s, it, s.t, out, o + 2)
   end
-  if o <= CHUNK then
-    return struct.pack(int64s(o), unpack(out, 1, o))
-  end
-  local parts = {}
-  for from = 1, o, CHUNK do
-    local to = math.min(o, from + CHUNK - 1)
-    parts[#parts + 1] = struct.pack(int64s(to - from + 1), unpack(out, from, to))
-  end
-  return table.concat(parts)
+  return o
 end
 
--- One request: its n items are keys[ko + k] and args[ao + k] for k = 1..n. Returns the report
--- (mode 'd'), or the reserve reply (mode 'r').
-local function request(keys, ko, args, ao, n, now, explicit, mode)
+-- One request: its n items are keys[ko + k] and args[ao + k] for k = 1..n. Mode 'd': writes its
+-- report after position b of OUT and returns the report's last position; mode 'r': returns the
+-- reserve reply.
+local function request(keys, ko, args, ao, n, now, explicit, mode, b)
   -- Nothing read for an earlier request is ever taken for this one (a batch may decide the same
   -- key twice, the second time after the first one's write).
   READ_KEY = false
@@ -100,9 +94,9 @@ local function request(keys, ko, args, ao, n, now, explicit, mode)
   if mode == 'd' and n == 1 then
     local it = item(args[ao + 1])
     if it.a.quick then
-      local r = it.a.quick(keys[ko + 1], it, now, explicit, OUT)
-      if r then
-        return r
+      local o = it.a.quick(keys[ko + 1], it, now, explicit, OUT, b)
+      if o then
+        return o
       end
     end
   end
@@ -136,7 +130,7 @@ local function request(keys, ko, args, ao, n, now, explicit, mode)
   -- Reserve mode: {report after, report before, undo record of each item}.
   local reply
   if mode == 'r' then
-    reply = {false, report(now, n)}
+    reply = {false, pack_numbers(OUT, report(now, n, 0))}
   end
   for k = 1, n do
     local it, s = ITEMS[k], STATES[k]
@@ -163,14 +157,11 @@ local function request(keys, ko, args, ao, n, now, explicit, mode)
   end
 
   if not reply then
-    return report(now, n)
+    return report(now, n, b)
   end
-  reply[1] = report(now, n)
+  reply[1] = pack_numbers(OUT, report(now, n, 0))
   return reply
 end
-
--- The reports of a batch, reused from call to call (entries beyond the call's count are stale).
-local BATCH = {}
 
 local function decide(keys, args)
   -- Nothing read by an earlier call is ever taken for this one.
@@ -200,28 +191,30 @@ local function decide(keys, args)
     explicit = true
   end
 
+  if mode == 'r' then
+    return request(keys, 0, args, 1, nargs - 1, now, explicit, mode, 0)
+  end
   if mode ~= 'b' then
-    return request(keys, 0, args, 1, nargs - 1, now, explicit, mode)
+    return pack_numbers(OUT, request(keys, 0, args, 1, nargs - 1, now, explicit, mode, 0))
   end
   -- A batch: requests decided one after the other, each all or nothing on its own, exactly as
   -- separate calls at the same time would be. args[2] holds each request's item count as one
-  -- byte, or is empty when every request has one item; the reply is their reports, concatenated.
+  -- byte, or is empty when every request has one item; the reply is their reports, concatenated,
+  -- packed once.
   local counts = args[2]
-  local out = BATCH
-  local ko, ao = 0, 2
+  local o, ko, ao = 0, 0, 2
   local m = #counts
   if m == 0 then
-    m = nargs - 2
-    for r = 1, m do
-      out[r] = request(keys, ko, args, ao, 1, now, explicit, 'd')
+    for r = 1, nargs - 2 do
+      o = request(keys, ko, args, ao, 1, now, explicit, 'd', o)
       ko, ao = ko + 1, ao + 1
     end
   else
     for r = 1, m do
       local c = string.byte(counts, r)
-      out[r] = request(keys, ko, args, ao, c, now, explicit, 'd')
+      o = request(keys, ko, args, ao, c, now, explicit, 'd', o)
       ko, ao = ko + c, ao + c
     end
   end
-  return table.concat(out, '', 1, m)
+  return pack_numbers(OUT, o)
 end

@@ -228,12 +228,12 @@ end
 --   quick_read: the key's value ('' when absent), left for the general path should quick return
 --     nil.
 --   quick_time: the time to decide at, or nil when the value is not the rule's current state.
---   quick_report: the report's time and the item's reason and wait, the windows to follow; returns
---     the position of the last number written.
+--   quick_report: writes the report's time and the item's reason and wait after position b of the
+--     report buffer, the windows to follow; returns the position of the last number written.
 --   quick_done: a denial's end: records the time on explicit times (as the general path does for
---     a decision that consumes nothing), and packs the report of o numbers.
---   quick_commit: an admission's end: writes the new value with its TTL (one SET with PX), and
---     packs the report of o numbers.
+--     a decision that consumes nothing); returns o, the report's last position.
+--   quick_commit: an admission's end: writes the new value with its TTL (one SET with PX);
+--     returns o.
 local function quick_read(key)
   local raw = redis.call('GET', key) or ''
   READ_KEY, READ_VALUE = key, raw
@@ -250,22 +250,36 @@ local function quick_time(fp, last, it, now)
   return now
 end
 
-local function quick_report(out, now, reason)
-  out[1], out[2], out[3] = now, reason, 0
-  return 3
+local function quick_report(out, b, now, reason)
+  out[b + 1], out[b + 2], out[b + 3] = now, reason, 0
+  return b + 3
 end
 
-local function quick_done(key, t, last, explicit, out, o)
+local function quick_done(key, t, last, explicit, o)
   if explicit and t > last then
     store_last(key, t)
   end
-  return struct.pack(int64s(o), unpack(out, 1, o))
+  return o
 end
 
-local function quick_commit(key, value, px, out, o)
+local function quick_commit(key, value, px, o)
   READ_KEY = false
   redis.call('SET', key, value, 'PX', px)
-  return struct.pack(int64s(o), unpack(out, 1, o))
+  return o
+end
+
+-- A report's string: out[1..o] as little-endian int64s, up to CHUNK numbers per struct call (a
+-- batch's reports are packed together, once).
+local function pack_numbers(out, o)
+  if o <= CHUNK then
+    return struct.pack(int64s(o), unpack(out, 1, o))
+  end
+  local parts = {}
+  for from = 1, o, CHUNK do
+    local to = math.min(o, from + CHUNK - 1)
+    parts[#parts + 1] = struct.pack(int64s(to - from + 1), unpack(out, from, to))
+  end
+  return table.concat(parts)
 end
 
 -- The TTL a commit sets, in milliseconds, as PX's argument: no shorter than the longest window,

@@ -513,14 +513,14 @@ ALGORITHMS[1] = function()
   -- request has one item): a small rule's value is read with one GET and decoded with one struct
   -- call, and the evaluation, the commit and the report use locals, not a state. A denial writes
   -- nothing; an admission that fits the ring as it is (no growth, no move of base) is one SET of
-  -- the value packed with one struct call. Returns the packed report; otherwise nil, having
-  -- written nothing, and the general path decides from the start (no value, or not a decoded
-  -- one; a peek; a cost above a limit; a ring that must grow). Its numbers are those of
-  -- evaluate, commit and report above, which the differential tests compare with the memory
-  -- store on every trace.
+  -- the value packed with one struct call. Writes the report after position b of out and returns
+  -- its last position; otherwise nil, having written nothing, and the general path decides from
+  -- the start (no value, or not a decoded one; a peek; a cost above a limit; a ring that must
+  -- grow). Its numbers are those of evaluate, commit and report above, which the differential
+  -- tests compare with the memory store on every trace.
   -- quick's admission: commit into the decoded value v (len slots), then report. nil where commit
   -- would grow the ring or move its base, which the general path does.
-  local function admit(key, it, now, t, v, len, out)
+  local function admit(key, it, now, t, v, len, out, b)
     local cost = it.cost
     if cost == 0 then
       return nil
@@ -548,7 +548,7 @@ ALGORITHMS[1] = function()
     size = size + cost - dropped
     v[2], v[4], v[5], v[6] = t, head, size, v[6] + cost
     local limit, period = it.limit, it.period
-    local o = quick_report(out, now, REASON_NONE)
+    local o = quick_report(out, b, now, REASON_NONE)
     for i = 1, it.n do
       local l, p = limit[i], period[i]
       -- the newest unit is this one, at t: each window is full again p after it
@@ -557,12 +557,12 @@ ALGORITHMS[1] = function()
       o = o + 3
     end
     return quick_commit(key, struct.pack(value_format(it.extra, len), unpack(v, 1, 6 + len)),
-      ttl_px(it, it.longest), out, o)
+      ttl_px(it, it.longest), o)
   end
 
   local RETRY = {}
 
-  local function quick(key, it, now, explicit, out)
+  local function quick(key, it, now, explicit, out, b)
     local n = it.n
     if it.hdr ~= LOG_HEADER or it.over or 3 + 3 * n > CHUNK then
       return nil
@@ -597,9 +597,9 @@ ALGORITHMS[1] = function()
       RETRY[i] = retry
     end
     if not denied then
-      return admit(key, it, now, t, v, len, out)
+      return admit(key, it, now, t, v, len, out, b)
     end
-    local o = quick_report(out, now, REASON_LIMIT)
+    local o = quick_report(out, b, now, REASON_LIMIT)
     local newest = base + v[7 + (head - 1) % len]
     for i = 1, n do
       local l, p = limit[i], period[i]
@@ -609,7 +609,7 @@ ALGORITHMS[1] = function()
       out[o + 2], out[o + 3] = RETRY[i], reset
       o = o + 3
     end
-    return quick_done(key, t, last, explicit, out, o)
+    return quick_done(key, t, last, explicit, o)
   end
 
   -- Takes a reservation's c units (all stamped with its time) out of the log.

@@ -99,14 +99,14 @@ ALGORITHMS[4] = function()
   end
 
   -- One item decided before the general path builds anything, as sliding_log.lua's quick: one
-  -- GET, one struct call, locals; a denial writes nothing, an admission one SET. Returns the
-  -- packed report; nil, having written nothing, when the general path must decide (no current
-  -- value, a peek, a cost above a limit), with the value left for load. Its numbers are those of
-  -- evaluate, commit and report above, which the differential tests compare with the memory
-  -- store on every trace.
+  -- GET, one struct call, locals; a denial writes nothing, an admission one SET. Writes the
+  -- report after position b of out and returns its last position; nil, having written nothing,
+  -- when the general path must decide (no current value, a peek, a cost above a limit), with the
+  -- value left for load. Its numbers are those of evaluate, commit and report above, which the
+  -- differential tests compare with the memory store on every trace.
   local RETRY, TAT = {}, {}
 
-  local function quick(key, it, now, explicit, out)
+  local function quick(key, it, now, explicit, out, b)
     local n = it.n
     if it.over or 3 + 3 * n > CHUNK then
       return nil
@@ -134,13 +134,13 @@ ALGORITHMS[4] = function()
       RETRY[i] = e
     end
     if denied then
-      local o = quick_report(out, now, REASON_LIMIT)
+      local o = quick_report(out, b, now, REASON_LIMIT)
       for i = 1, n do
         out[o + 1], out[o + 3] = remaining(v[2 + i], interval[i], limit[i], t)
         out[o + 2] = RETRY[i]
         o = o + 3
       end
-      return quick_done(key, t, last, explicit, out, o)
+      return quick_done(key, t, last, explicit, o)
     end
     if cost == 0 then
       return nil
@@ -154,13 +154,13 @@ ALGORITHMS[4] = function()
       tat[i] = x
       if x - t > need then need = x - t end
     end
-    local o = quick_report(out, now, REASON_NONE)
+    local o = quick_report(out, b, now, REASON_NONE)
     for i = 1, n do
       out[o + 1], out[o + 3] = remaining(tat[i], interval[i], limit[i], t)
       out[o + 2] = 0
       o = o + 3
     end
-    return quick_commit(key, pack_fields(it.fp, t, tat, n), ttl_px(it, need), out, o)
+    return quick_commit(key, pack_fields(it.fp, t, tat, n), ttl_px(it, need), o)
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
