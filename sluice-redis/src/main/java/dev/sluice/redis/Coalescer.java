@@ -37,8 +37,8 @@ final class Coalescer {
   private static final byte[] BATCH = {'b'};
   private static final byte[] ONE_ITEM_EACH = {};
 
-  /** One request, with its script arguments for a call of its own (args[0]: mode and time). */
-  static final class Pending {
+  /** A request waiting for a call, as {@link #submit} took it. */
+  private static final class Pending {
     final byte[][] keys;
     final byte[][] args;
     final byte[] time;
@@ -72,14 +72,18 @@ final class Coalescer {
     this.timeoutNanos = timeoutNanos;
   }
 
-  /** The request's report. */
-  CompletableFuture<byte[]> submit(Pending p) {
+  /**
+   * The report of one request: its keys, its arguments for a call of its own (args[0]: mode and
+   * time), its explicit time (empty: the server's clock) and its report's length in bytes.
+   */
+  CompletableFuture<byte[]> submit(byte[][] keys, byte[][] args, byte[] time, int reportBytes) {
     if (depth == 0) {
-      return DecisionScript.run(link, ScriptOutputType.VALUE, p.keys, p.args);
+      return DecisionScript.run(link, ScriptOutputType.VALUE, keys, args);
     }
     if (closed) {
       return CompletableFuture.failedFuture(new IllegalStateException("the Redis store is closed"));
     }
+    Pending p = new Pending(keys, args, time, reportBytes);
     queue.add(p);
     drain();
     return p.reply;

@@ -119,7 +119,7 @@ public final class RedisStore implements Store {
           // A Cluster's calls go to the shard of their slot, one by one.
           ? DecisionScript.run(link, ScriptOutputType.VALUE, keys, args)
           // Standalone and Sentinel: one server, whose calls may go together (see Coalescer).
-          : coalescer.submit(new Coalescer.Pending(keys, args, time, Replies.bytes(items)));
+          : coalescer.submit(keys, args, time, Replies.bytes(items));
       return call.thenApply(reply -> {
         decidedAt(reply, time);
         return Replies.decode(reply, items);

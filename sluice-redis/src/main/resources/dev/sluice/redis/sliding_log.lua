@@ -564,7 +564,7 @@ ALGORITHMS[1] = function()
 
   local function quick(key, it, now, explicit, out, b)
     local n = it.n
-    if it.hdr ~= LOG_HEADER or it.over or 3 + 3 * n > CHUNK then
+    if it.hdr ~= LOG_HEADER or it.over then
       return nil
     end
     -- From here on, a nil return leaves the value for load: the key is not read twice.

@@ -37,10 +37,11 @@ final class SluiceContender implements RedisContender {
     // The load tool measures the store, not the failure mode: a slow answer must not turn into
     // an "allowed" decision made locally.
     RedisStore.Builder store = RedisStore.builder(uri);
+    Integer depth = Integer.getInteger("sluice.callsInFlight");
     if (!batched) {
       store.callsInFlight(0);
-    } else if (Integer.getInteger("sluice.callsInFlight") != null) {
-      store.callsInFlight(Integer.getInteger("sluice.callsInFlight"));
+    } else if (depth != null) {
+      store.callsInFlight(depth);
     }
     limiter = Sluice.builder().rules(b.build()).store(store.build()).storeTimeout(Duration.ofSeconds(30))
         .build();
