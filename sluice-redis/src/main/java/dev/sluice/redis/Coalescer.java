@@ -42,16 +42,16 @@ final class Coalescer {
     final byte[][] keys;
     final byte[][] args;
     final byte[] time;
-    /** The length of its report in bytes. */
-    final int reportBytes;
+    /** The numbers of its report, when given as numbers (see {@link Replies}). */
+    final int longs;
     final long submittedAt;
-    final CompletableFuture<byte[]> reply = new CompletableFuture<>();
+    final CompletableFuture<Replies.Report> reply = new CompletableFuture<>();
 
-    Pending(byte[][] keys, byte[][] args, byte[] time, int reportBytes) {
+    Pending(byte[][] keys, byte[][] args, byte[] time, int longs) {
       this.keys = keys;
       this.args = args;
       this.time = time;
-      this.reportBytes = reportBytes;
+      this.longs = longs;
       this.submittedAt = System.nanoTime();
     }
   }
@@ -74,16 +74,17 @@ final class Coalescer {
 
   /**
    * The report of one request: its keys, its arguments for a call of its own (args[0]: mode and
-   * time), its explicit time (empty: the server's clock) and its report's length in bytes.
+   * time), its explicit time (empty: the server's clock) and the numbers of its report when given
+   * as numbers ({@link Replies#longs}).
    */
-  CompletableFuture<byte[]> submit(byte[][] keys, byte[][] args, byte[] time, int reportBytes) {
+  CompletableFuture<Replies.Report> submit(byte[][] keys, byte[][] args, byte[] time, int longs) {
     if (depth == 0) {
-      return DecisionScript.run(link, ScriptOutputType.VALUE, keys, args);
+      return call(link, keys, args, longs);
     }
     if (closed) {
       return CompletableFuture.failedFuture(new IllegalStateException("the Redis store is closed"));
     }
-    Pending p = new Pending(keys, args, time, reportBytes);
+    Pending p = new Pending(keys, args, time, longs);
     queue.add(p);
     drain();
     return p.reply;
@@ -154,6 +155,12 @@ final class Coalescer {
     return batch;
   }
 
+  /** One request as a call of its own: its report. */
+  static CompletableFuture<Replies.Report> call(Link link, byte[][] keys, byte[][] args, int longs) {
+    return DecisionScript.<byte[]>run(link, ScriptOutputType.VALUE, keys, args)
+        .thenApply(reply -> Replies.split(reply, new int[] {longs})[0]);
+  }
+
   private void send(List<Pending> batch) {
     CompletableFuture<byte[]> call;
     try {
@@ -171,15 +178,17 @@ final class Coalescer {
       inFlight.decrementAndGet();
       drain();
       if (err != null) {
-        for (Pending p : batch) {
-          p.reply.completeExceptionally(err);
-        }
-      } else if (batch.size() == 1) {
-        batch.get(0).reply.complete(reply);
+        fail(batch, err);
       } else {
         split(batch, reply);
       }
     });
+  }
+
+  private static void fail(List<Pending> batch, Throwable err) {
+    for (Pending p : batch) {
+      p.reply.completeExceptionally(err);
+    }
   }
 
   private static byte[][] keys(List<Pending> batch) {
@@ -228,24 +237,21 @@ final class Coalescer {
     return args;
   }
 
-  /** Hands each request its report, cut from the concatenation by the lengths it expects. */
+  /** Hands each request its report. */
   private static void split(List<Pending> batch, byte[] reply) {
-    int total = 0;
-    for (Pending p : batch) {
-      total += p.reportBytes;
+    int[] longs = new int[batch.size()];
+    for (int i = 0; i < longs.length; i++) {
+      longs[i] = batch.get(i).longs;
     }
-    if (reply == null || reply.length != total) {
-      IllegalStateException e = new IllegalStateException("script reply to a batch of " + batch.size()
-          + " has " + (reply == null ? 0 : reply.length) + " bytes, expected " + total);
-      for (Pending p : batch) {
-        p.reply.completeExceptionally(e);
-      }
+    Replies.Report[] reports;
+    try {
+      reports = Replies.split(reply, longs);
+    } catch (IllegalStateException e) {
+      fail(batch, new IllegalStateException("script reply to a batch of " + batch.size() + ": " + e.getMessage(), e));
       return;
     }
-    int at = 0;
-    for (Pending p : batch) {
-      p.reply.complete(Arrays.copyOfRange(reply, at, at + p.reportBytes));
-      at += p.reportBytes;
+    for (int i = 0; i < reports.length; i++) {
+      batch.get(i).reply.complete(reports[i]);
     }
   }
 

@@ -7,7 +7,6 @@ import dev.sluice.Window;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
-import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -115,22 +114,22 @@ public final class RedisStore implements Store {
         all[i] = i;
       }
       byte[][] args = args(DECIDE, time, items, shape, all, null);
-      CompletableFuture<byte[]> call = link.clustered()
+      int longs = Replies.longs(items);
+      CompletableFuture<Replies.Report> call = link.clustered()
           // A Cluster's calls go to the shard of their slot, one by one.
-          ? DecisionScript.run(link, ScriptOutputType.VALUE, keys, args)
+          ? Coalescer.call(link, keys, args, longs)
           // Standalone and Sentinel: one server, whose calls may go together (see Coalescer).
-          : coalescer.submit(keys, args, time, Replies.bytes(items));
-      return call.thenApply(reply -> {
-        decidedAt(reply, time);
-        return Replies.decode(reply, items);
+          : coalescer.submit(keys, args, time, longs);
+      return call.thenApply(report -> {
+        decidedAt(report.time(), time);
+        return Replies.decode(report, items);
       });
     }
     return new ShardedDecision(this, items, keys, shape, time).run();
   }
 
   /** Records the time a script decided at; {@code time} is the explicit time sent, or empty. */
-  void decidedAt(byte[] report, byte[] time) {
-    long t = Replies.time(report);
+  void decidedAt(long t, byte[] time) {
     (time.length == 0 ? latestStoreTime : latestExplicitTime).accumulateAndGet(t, Math::max);
   }
 

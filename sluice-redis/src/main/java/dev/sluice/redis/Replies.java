@@ -9,13 +9,23 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Turns the script's reports into decisions. A report is one string of little-endian int64s (one
- * string is cheaper for the server to reply than an array of integers): first the time decided at
- * (µs); then per item: reason (0: allowed), wait (µs), and per window remaining, retry (µs; 0: not exceeded, -1:
- * never) and reset (µs). Rounding to milliseconds is done here, exactly as the memory store does
+ * Turns the script's replies into decisions ("Reply" in {@code decide.lua}).
+ *
+ * <p>A decision call replies with one string (cheaper for the server to reply than an array).
+ * It starts with little-endian int64s: the time decided at (µs), then each request's report. A
+ * report is either numbers — per item: reason (0: allowed) and wait (µs), then per window
+ * remaining, retry (µs; 0: not exceeded, -1: never) and reset (µs) — or, for a one-item request
+ * its algorithm decided in one pass, a single negative number, {@code -1 - reason - 4 * length},
+ * standing for the key's value as decided (the value read, for a denial; the value written, for
+ * an admission), which follows the numbers, after the values of the requests before it. From
+ * that value the numbers are worked out here, exactly as the script's general path and the
+ * memory store work them out from their state: the server then does no counting and no
+ * arithmetic on the windows, and packs one number instead of a report's (see "Script cost" in
+ * {@code docs/redis.md}). Rounding to milliseconds is done here, exactly as the memory store does
  * it: up.
  */
 final class Replies {
@@ -24,44 +34,269 @@ final class Replies {
 
   private static final VarHandle LITTLE_ENDIAN_LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LITTLE_ENDIAN_INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LITTLE_ENDIAN_SHORT =
+      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** The sliding log's header (sliding_log.lua): fp, last, base, head, size, seq. */
+  private static final int LOG_HEADER = 36;
+  /** Every other state's header (prelude.lua): fp, last. */
+  private static final int HEADER = 12;
 
   private Replies() {}
 
-  /** The length in bytes of the report on {@code items}. */
-  static int bytes(List<ResolvedItem> items) {
-    int expected = 1;
-    for (ResolvedItem item : items) {
-      expected += 2 + 3 * item.windows().size();
+  /**
+   * One request's share of a call's reply: the reply, the index of the request's first number in
+   * it, and the offset and length of the key's value when the report is that value (else -1, 0).
+   */
+  record Report(byte[] reply, int at, int state, int stateLength) {
+    /** The time the script decided at, in µs since the epoch. */
+    long time() {
+      return num(reply, 0);
     }
-    return 8 * expected;
   }
 
-  static List<ItemDecision> decode(byte[] report, List<ResolvedItem> items) {
-    int expected = bytes(items);
-    if (report.length != expected) {
-      throw new IllegalStateException("script report has " + report.length + " bytes, expected " + expected);
-    }
-    List<ItemDecision> out = new ArrayList<>(items.size());
-    int p = 1;
+  /** The numbers in a report of {@code items} when it is given as numbers, after the time. */
+  static int longs(List<ResolvedItem> items) {
+    int n = 0;
     for (ResolvedItem item : items) {
-      DenyReason reason = REASONS[(int) num(report, p++)];
-      boolean allowed = reason == DenyReason.NONE;
-      long wait = num(report, p++);
-      List<WindowState> windows = new ArrayList<>(item.windows().size());
-      for (Window w : item.windows()) {
-        long remaining = num(report, p++);
-        long retry = num(report, p++);
-        long reset = num(report, p++);
-        windows.add(new WindowState(w.limit(), w.periodMillis(), remaining,
-            retry < 0 ? WindowState.NEVER : ceilMillis(retry), ceilMillis(reset), retry != 0));
+      n += 2 + 3 * item.windows().size();
+    }
+    return n;
+  }
+
+  /**
+   * Cuts a decision call's reply (modes {@code d} and {@code b}) into the reports of its requests,
+   * whose reports as numbers have {@code longs[r]} numbers each.
+   *
+   * @throws IllegalStateException if the reply is not shaped so
+   */
+  static Report[] split(byte[] reply, int[] longs) {
+    if (reply == null || reply.length < 8) {
+      throw new IllegalStateException("script reply has " + (reply == null ? 0 : reply.length)
+          + " bytes, expected a time and reports");
+    }
+    int[] at = new int[longs.length];
+    int p = 1;
+    long values = 0;
+    for (int r = 0; r < longs.length; r++) {
+      if (8L * (p + 1) > reply.length) {
+        throw new IllegalStateException("script reply of " + reply.length + " bytes ends in the report of request "
+            + (r + 1) + " of " + longs.length);
       }
-      out.add(new ItemDecision(item.rule().name(), item.key(), item.cost(), allowed, reason,
-          allowed ? ceilMillis(wait) : 0, windows, item.rule().shadow()));
+      at[r] = p;
+      long tag = num(reply, p);
+      if (tag < 0) {
+        values += (-1 - tag) >>> 2;
+        if (values > reply.length) {
+          break;
+        }
+        p++;
+      } else {
+        p += longs[r];
+      }
+    }
+    long expected = 8L * p + values;
+    if (expected != reply.length) {
+      throw new IllegalStateException("script reply has " + reply.length + " bytes, expected " + expected
+          + " for the reports of " + longs.length + " requests");
+    }
+    // The values follow the numbers, in the order of their requests.
+    Report[] out = new Report[longs.length];
+    int offset = 8 * p;
+    for (int r = 0; r < longs.length; r++) {
+      long tag = num(reply, at[r]);
+      if (tag < 0) {
+        int length = (int) ((-1 - tag) >>> 2);
+        out[r] = new Report(reply, at[r], offset, length);
+        offset += length;
+      } else {
+        out[r] = new Report(reply, at[r], -1, 0);
+      }
     }
     return out;
   }
 
-  /** The time the script decided at, in µs since the epoch. */
+  /** Decisions from a report given as numbers: the time, then the items' (a Cluster reservation's). */
+  static List<ItemDecision> decode(byte[] report, List<ResolvedItem> items) {
+    int expected = 8 * (1 + longs(items));
+    if (report.length != expected) {
+      throw new IllegalStateException("script report has " + report.length + " bytes, expected " + expected);
+    }
+    return decode(new Report(report, 1, -1, 0), items);
+  }
+
+  static List<ItemDecision> decode(Report report, List<ResolvedItem> items) {
+    byte[] numbers = report.reply();
+    if (report.state() >= 0) {
+      if (items.size() != 1) {
+        throw new IllegalStateException("script reported a request of " + items.size() + " items by one value");
+      }
+      int code = (int) ((-1 - num(numbers, report.at())) & 3);
+      byte[] value = Arrays.copyOfRange(numbers, report.state(), report.state() + report.stateLength());
+      return List.of(fromState(items.get(0), REASONS[code], value, report.time()));
+    }
+    List<ItemDecision> out = new ArrayList<>(items.size());
+    int p = report.at();
+    for (ResolvedItem item : items) {
+      long code = num(numbers, p++);
+      if (code < 0 || code >= REASONS.length) {
+        throw new IllegalStateException("script reported reason " + code + ", unknown");
+      }
+      DenyReason reason = REASONS[(int) code];
+      boolean allowed = reason == DenyReason.NONE;
+      long wait = num(numbers, p++);
+      List<WindowState> windows = new ArrayList<>(item.windows().size());
+      for (Window w : item.windows()) {
+        long remaining = num(numbers, p++);
+        long retry = num(numbers, p++);
+        long reset = num(numbers, p++);
+        windows.add(window(w, remaining, retry, reset));
+      }
+      out.add(decision(item, reason, wait, windows));
+    }
+    return out;
+  }
+
+  private static WindowState window(Window w, long remaining, long retry, long reset) {
+    return new WindowState(w.limit(), w.periodMillis(), remaining,
+        retry < 0 ? WindowState.NEVER : ceilMillis(retry), ceilMillis(reset), retry != 0);
+  }
+
+  private static ItemDecision decision(ResolvedItem item, DenyReason reason, long wait, List<WindowState> windows) {
+    boolean allowed = reason == DenyReason.NONE;
+    return new ItemDecision(item.rule().name(), item.key(), item.cost(), allowed, reason,
+        allowed ? ceilMillis(wait) : 0, windows, item.rule().shadow());
+  }
+
+  /**
+   * The decision on {@code item} from its key's value as the script decided it at {@code now}: the
+   * value it read (a denial) or wrote (an admission). The numbers are those of the script's
+   * {@code report} for the algorithm, on the same state at the same time.
+   */
+  private static ItemDecision fromState(ResolvedItem item, DenyReason reason, byte[] value, long now) {
+    boolean allowed = reason == DenyReason.NONE;
+    List<WindowState> windows = switch (item.rule().algorithm()) {
+      case SLIDING_LOG -> slidingLog(item, allowed, value, now);
+      case TOKEN_BUCKET -> tokenBucket(item, allowed, value, now);
+      default -> throw new IllegalStateException("script reported a " + item.rule().algorithm().configName()
+          + " decision by its value");
+    };
+    return decision(item, reason, 0, windows);
+  }
+
+  /**
+   * sliding_log.lua's report on a small value: per window, remaining is the limit less the units
+   * of the newest min(limit, size) that are inside the window; retry (on a denial) is when the
+   * (limit - cost + 1)-th most recent unit leaves it; reset, when the newest does.
+   */
+  private static List<WindowState> slidingLog(ResolvedItem item, boolean allowed, byte[] v, long now) {
+    long longest = 0;
+    for (Window w : item.windows()) {
+      longest = Math.max(longest, w.periodMicros());
+    }
+    int width = longest <= ItemShape.SIX_BYTE_LOG_PERIOD ? 6 : 8;
+    if (v.length < LOG_HEADER + width || (v.length - LOG_HEADER) % width != 0) {
+      throw new IllegalStateException("script reported a sliding_log value of " + v.length + " bytes");
+    }
+    Log log = new Log(v, width);
+    long t = Math.max(now, num64(v, 4));
+    long base = num64(v, 12);
+    long newest = log.size > 0 ? base + log.recent(1) : 0;
+    List<WindowState> windows = new ArrayList<>(item.windows().size());
+    for (Window w : item.windows()) {
+      long limit = w.limit();
+      long period = w.periodMicros();
+      long inside = log.inside(Math.min(limit, log.size), t - period - base);
+      long retry = 0;
+      if (!allowed) {
+        long k = limit - item.cost() + 1;
+        if (k <= log.size) {
+          retry = Math.max(0, base + log.recent(k) + period - t);
+        }
+      }
+      long reset = log.size > 0 ? Math.max(0, newest + period - t) : 0;
+      windows.add(window(w, limit - inside, retry, reset));
+    }
+    return windows;
+  }
+
+  /** A small sliding log value's ring: slot values (t - base), newest at head - 1. */
+  private static final class Log {
+    final byte[] v;
+    final int width;
+    final long len;
+    final long head;
+    final long size;
+
+    Log(byte[] v, int width) {
+      this.v = v;
+      this.width = width;
+      this.len = (v.length - LOG_HEADER) / width;
+      this.head = Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, 20));
+      this.size = Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, 24));
+      if (size > len || head >= len) {
+        throw new IllegalStateException("script reported a sliding_log value holding " + size + " units at "
+            + head + " in " + len + " slots");
+      }
+    }
+
+    /** The slot value of the k-th most recent unit, 1 <= k <= size. */
+    long recent(long k) {
+      int off = LOG_HEADER + (int) Math.floorMod(head - k, len) * width;
+      if (width == 8) {
+        return num64(v, off);
+      }
+      return Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, off))
+          | (long) Short.toUnsignedInt((short) LITTLE_ENDIAN_SHORT.get(v, off + 4)) << 32;
+    }
+
+    /** How many of the newest {@code hi} units are after {@code floor} (units are in time order). */
+    long inside(long hi, long floor) {
+      long lo = 0;
+      // invariant: the lo newest are after floor; the (hi + 1)-th newest and older are not.
+      while (lo < hi) {
+        long mid = (lo + hi + 1) >>> 1;
+        if (recent(mid) > floor) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      return lo;
+    }
+  }
+
+  /**
+   * token_bucket.lua's report: per window, with T the emission interval and TAT its theoretical
+   * arrival time, remaining is the limit less the whole intervals TAT is ahead of now; reset, when
+   * TAT is reached; retry (on a denial), how far the cost overflows the bucket.
+   */
+  private static List<WindowState> tokenBucket(ResolvedItem item, boolean allowed, byte[] v, long now) {
+    List<Window> ws = item.windows();
+    if (v.length != HEADER + 8 * ws.size()) {
+      throw new IllegalStateException("script reported a token_bucket value of " + v.length + " bytes for "
+          + ws.size() + " windows");
+    }
+    long t = Math.max(now, num64(v, 4));
+    List<WindowState> windows = new ArrayList<>(ws.size());
+    for (int i = 0; i < ws.size(); i++) {
+      Window w = ws.get(i);
+      long limit = w.limit();
+      long interval = Math.max(1, (w.periodMicros() + limit - 1) / limit);
+      long tat = num64(v, HEADER + 8 * i);
+      long backlog = Math.max(0, tat - t);
+      long retry = 0;
+      if (!allowed) {
+        retry = Math.max(0, Math.max(tat, t) + item.cost() * interval - t - limit * interval);
+      }
+      windows.add(window(w, limit - Math.floorDiv(backlog + interval - 1, interval), retry, backlog));
+    }
+    return windows;
+  }
+
+  /** The time at the start of a report given as numbers. */
   static long time(byte[] report) {
     if (report.length < 8) {
       throw new IllegalStateException("script report has " + report.length + " bytes, expected at least 8");
@@ -72,6 +307,10 @@ final class Replies {
   /** The i-th int64 of a report. */
   static long num(byte[] report, int i) {
     return (long) LITTLE_ENDIAN_LONG.get(report, 8 * i);
+  }
+
+  private static long num64(byte[] v, int offset) {
+    return (long) LITTLE_ENDIAN_LONG.get(v, offset);
   }
 
   static long ceilMillis(long micros) {

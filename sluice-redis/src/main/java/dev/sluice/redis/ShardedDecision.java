@@ -92,7 +92,7 @@ final class ShardedDecision {
         error = error == null ? g.error : error;
         continue;
       }
-      store.decidedAt(g.after(), time);
+      store.decidedAt(Replies.time(g.after()), time);
       List<ResolvedItem> sub = subList(g.which);
       List<ItemDecision> ga = Replies.decode(g.after(), sub);
       List<ItemDecision> gb = Replies.decode(g.before(), sub);

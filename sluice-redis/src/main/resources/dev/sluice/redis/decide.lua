@@ -17,14 +17,20 @@
 -- skewed clocks agree. Mode and time are one argument since each argument costs the server
 -- about a tenth of a decision.
 --
--- Reply ('d'): a report, one string of little-endian int64: the time decided at, then per item
--- {reason, wait} and per window {remaining, retry, reset}; durations in microseconds. An item is
--- allowed when its reason is 0 (none); a window is exceeded when its retry is not 0 (-1: never;
--- every algorithm reports a positive retry for a window it finds exceeded). One string costs
--- the server a third of what an array of as many integers costs to reply.
--- ('r'): {report after, report before, undo record of item 1, ..., of item n}.
+-- Reply ('d' and 'b'): one string. First little-endian int64s: the time decided at, then each
+-- request's report. A report is per item {reason, wait} and per window {remaining, retry,
+-- reset}; durations in microseconds. An item is allowed when its reason is 0 (none); a window is
+-- exceeded when its retry is not 0 (-1: never; every algorithm reports a positive retry for a
+-- window it finds exceeded). Or, for a request of one item decided by its algorithm's quick path,
+-- the report is one negative number, -1 - reason - 4 * length, and the key's value as decided,
+-- of that length, is its report (see quick_state in prelude.lua): the client works out remaining,
+-- retry and reset from it, as the memory store does from its state. Those values follow the
+-- numbers, in the order of their requests. One string costs the server a third of what an array
+-- of as many integers costs to reply.
+-- ('r'): {report after, report before, undo record of item 1, ..., of item n}, each report a
+-- string as above (the time, then the request's numbers).
 -- ('u'): {number of items}.
--- ('b'): the reports of its requests, concatenated.
+-- ('b'): the requests' reports one after the other, after the one time.
 
 -- Only the algorithms a request uses are built (see Cost in prelude.lua).
 local function algorithm(code)
@@ -68,10 +74,9 @@ end
 local ITEMS, STATES, OUT = {}, {}, {}
 
 -- Writes the report of the request's n items after position b of OUT; returns its last position.
-local function report(now, n, b)
+local function report(n, b)
   local out = OUT
-  out[b + 1] = now
-  local o = b + 1
+  local o = b
   for k = 1, n do
     local it, s = ITEMS[k], STATES[k]
     out[o + 1] = s.reason
@@ -130,7 +135,7 @@ local function request(keys, ko, args, ao, n, now, explicit, mode, b)
   -- Reserve mode: {report after, report before, undo record of each item}.
   local reply
   if mode == 'r' then
-    reply = {false, pack_numbers(OUT, report(now, n, 0))}
+    reply = {false, pack_numbers(OUT, report(n, 1))}
   end
   for k = 1, n do
     local it, s = ITEMS[k], STATES[k]
@@ -157,9 +162,9 @@ local function request(keys, ko, args, ao, n, now, explicit, mode, b)
   end
 
   if not reply then
-    return report(now, n, b)
+    return report(n, b)
   end
-  reply[1] = pack_numbers(OUT, report(now, n, 0))
+  reply[1] = pack_numbers(OUT, report(n, 1))
   return reply
 end
 
@@ -191,30 +196,40 @@ local function decide(keys, args)
     explicit = true
   end
 
+  OUT[1] = now
   if mode == 'r' then
-    return request(keys, 0, args, 1, nargs - 1, now, explicit, mode, 0)
+    return request(keys, 0, args, 1, nargs - 1, now, explicit, mode, 1)
   end
+  REPLIED = 1
+  local o
   if mode ~= 'b' then
-    return pack_numbers(OUT, request(keys, 0, args, 1, nargs - 1, now, explicit, mode, 0))
-  end
-  -- A batch: requests decided one after the other, each all or nothing on its own, exactly as
-  -- separate calls at the same time would be. args[2] holds each request's item count as one
-  -- byte, or is empty when every request has one item; the reply is their reports, concatenated,
-  -- packed once.
-  local counts = args[2]
-  local o, ko, ao = 0, 0, 2
-  local m = #counts
-  if m == 0 then
-    for r = 1, nargs - 2 do
-      o = request(keys, ko, args, ao, 1, now, explicit, 'd', o)
-      ko, ao = ko + 1, ao + 1
-    end
+    o = request(keys, 0, args, 1, nargs - 1, now, explicit, mode, 1)
   else
-    for r = 1, m do
-      local c = string.byte(counts, r)
-      o = request(keys, ko, args, ao, c, now, explicit, 'd', o)
-      ko, ao = ko + c, ao + c
+    -- A batch: requests decided one after the other, each all or nothing on its own, exactly as
+    -- separate calls at the same time would be. args[2] holds each request's item count as one
+    -- byte, or is empty when every request has one item.
+    local counts = args[2]
+    local ko, ao = 0, 2
+    local m = #counts
+    o = 1
+    if m == 0 then
+      for r = 1, nargs - 2 do
+        o = request(keys, ko, args, ao, 1, now, explicit, 'd', o)
+        ko, ao = ko + 1, ao + 1
+      end
+    else
+      for r = 1, m do
+        local c = string.byte(counts, r)
+        o = request(keys, ko, args, ao, c, now, explicit, 'd', o)
+        ko, ao = ko + c, ao + c
+      end
     end
   end
-  return pack_numbers(OUT, o)
+  -- The reports, packed once, and the values that quick_state put after them.
+  local numbers = pack_numbers(OUT, o)
+  if REPLIED == 1 then
+    return numbers
+  end
+  REPLY[1] = numbers
+  return table.concat(REPLY, '', 1, REPLIED)
 end

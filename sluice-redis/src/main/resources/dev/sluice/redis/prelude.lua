@@ -228,8 +228,11 @@ end
 --   quick_read: the key's value ('' when absent), left for the general path should quick return
 --     nil.
 --   quick_time: the time to decide at, or nil when the value is not the rule's current state.
---   quick_report: writes the report's time and the item's reason and wait after position b of the
---     report buffer, the windows to follow; returns the position of the last number written.
+--   quick_state: the request's report is the key's value itself, as decided (the value read, for
+--     a denial; the value written, for an admission): writes one number, -1 - reason - 4 * (the
+--     value's length), after position b of the report buffer, and puts the value in the reply
+--     after the values of the requests before it (see "Reply" in decide.lua). The client works
+--     out the report's numbers from the value.
 --   quick_done: a denial's end: records the time on explicit times (as the general path does for
 --     a decision that consumes nothing); returns o, the report's last position.
 --   quick_commit: an admission's end: writes the new value with its TTL (one SET with PX);
@@ -250,9 +253,15 @@ local function quick_time(fp, last, it, now)
   return now
 end
 
-local function quick_report(out, b, now, reason)
-  out[b + 1], out[b + 2], out[b + 3] = now, reason, 0
-  return b + 3
+-- The reply of the call being decided (decide.lua): at [1] its reports, then the values of the
+-- requests reported by their state, up to [REPLIED]; concatenated at the end of the call.
+local REPLY, REPLIED = {}, 0
+
+local function quick_state(out, b, reason, value)
+  out[b + 1] = -1 - reason - 4 * #value
+  REPLIED = REPLIED + 1
+  REPLY[REPLIED] = value
+  return b + 1
 end
 
 local function quick_done(key, t, last, explicit, o)

@@ -510,21 +510,27 @@ ALGORITHMS[1] = function()
   end
 
   -- One item decided before the general path builds anything (decide.lua asks first when a
-  -- request has one item): a small rule's value is read with one GET and decoded with one struct
-  -- call, and the evaluation, the commit and the report use locals, not a state. A denial writes
-  -- nothing; an admission that fits the ring as it is (no growth, no move of base) is one SET of
-  -- the value packed with one struct call. Writes the report after position b of out and returns
-  -- its last position; otherwise nil, having written nothing, and the general path decides from
-  -- the start (no value, or not a decoded one; a peek; a cost above a limit; a ring that must
-  -- grow). Its numbers are those of evaluate, commit and report above, which the differential
-  -- tests compare with the memory store on every trace.
-  -- quick's admission: commit into the decoded value v (len slots), then report. nil where commit
-  -- would grow the ring or move its base, which the general path does.
-  local function admit(key, it, now, t, v, len, out, b)
+  -- request has one item), for a small rule's value: one GET, the header and the slot each window
+  -- needs read with one struct call each, locals rather than a state. A denial writes nothing; an
+  -- admission that fits the ring as it is (no growth, no move of base) is one SET of the value
+  -- packed with one struct call. Either way the report is the value itself (quick_state): the
+  -- client counts `remaining` in it, which here would be a binary search per window. Returns the
+  -- report's last position; otherwise nil, having written nothing, and the general path decides
+  -- from the start (no value, or not a decoded one; a peek that fits; a cost above a limit; a
+  -- ring that must grow). It decides as evaluate and commit above, and the differential tests
+  -- compare its decisions and the reports the client makes of them with the memory store on
+  -- every trace.
+  --
+  -- quick's admission: commit into the value (len slots, decoded here), then report it. nil
+  -- where commit would grow the ring or move its base, which the general path does.
+  local function admit(key, it, t, raw, len, out, b)
     local cost = it.cost
     if cost == 0 then
       return nil
     end
+    -- fp, last, base, head, size, seq, then slot pos at v[7 + pos].
+    local format = value_format(it.extra, len)
+    local v = {struct.unpack(format, raw)}
     local base, head, size = v[3], v[4], v[5]
     local needed = size + cost
     if needed > it.maxlimit then needed = it.maxlimit end
@@ -544,72 +550,38 @@ ALGORITHMS[1] = function()
     for k = 0, cost - 1 do
       v[7 + (head + k) % len] = offset
     end
-    head = (head + cost) % len
-    size = size + cost - dropped
-    v[2], v[4], v[5], v[6] = t, head, size, v[6] + cost
-    local limit, period = it.limit, it.period
-    local o = quick_report(out, b, now, REASON_NONE)
-    for i = 1, it.n do
-      local l, p = limit[i], period[i]
-      -- the newest unit is this one, at t: each window is full again p after it
-      out[o + 1] = l - inside(nil, v, 7, head, len, l < size and l or size, t - p - base)
-      out[o + 2], out[o + 3] = 0, p
-      o = o + 3
-    end
-    return quick_commit(key, struct.pack(value_format(it.extra, len), unpack(v, 1, 6 + len)),
-      ttl_px(it, it.longest), o)
+    v[2], v[4], v[5], v[6] = t, (head + cost) % len, size + cost - dropped, v[6] + cost
+    local value = struct.pack(format, unpack(v, 1, 6 + len))
+    return quick_commit(key, value, ttl_px(it, it.longest), quick_state(out, b, REASON_NONE, value))
   end
 
-  local RETRY = {}
-
   local function quick(key, it, now, explicit, out, b)
-    local n = it.n
     if it.hdr ~= LOG_HEADER or it.over then
       return nil
     end
     -- From here on, a nil return leaves the value for load: the key is not read twice.
     local raw = quick_read(key)
-    local len = (#raw - LOG_HEADER) / it.extra
+    local W = it.extra
+    local len = (#raw - LOG_HEADER) / W
     if len < 1 or len > DECODED or len % 1 ~= 0 then
       return nil
     end
-    -- fp, last, base, head, size, seq, then slot pos at v[7 + pos].
-    local v = {struct.unpack(value_format(it.extra, len), raw)}
-    local last = v[2]
-    local t = quick_time(v[1], last, it, now)
+    local fp, last, base, head, size = struct.unpack(LOG_FORMAT, raw)
+    local t = quick_time(fp, last, it, now)
     if not t then
       return nil
     end
-    local base, head, size = v[3], v[4], v[5]
+    -- Window i has room when its (limit - cost + 1)-th most recent unit has left it (evaluate).
     local limit, period, cost = it.limit, it.period, it.cost
-    local denied = false
-    for i = 1, n do
-      local retry = 0
+    local slot = W == 6 and '<I6' or '<I8'
+    for i = 1, it.n do
       local k = limit[i] - cost + 1
-      if k <= size then
-        retry = base + v[7 + (head - k) % len] + period[i] - t
-        if retry > 0 then
-          denied = true
-        else
-          retry = 0
-        end
+      if k <= size
+          and base + struct.unpack(slot, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > t then
+        return quick_done(key, t, last, explicit, quick_state(out, b, REASON_LIMIT, raw))
       end
-      RETRY[i] = retry
     end
-    if not denied then
-      return admit(key, it, now, t, v, len, out, b)
-    end
-    local o = quick_report(out, b, now, REASON_LIMIT)
-    local newest = base + v[7 + (head - 1) % len]
-    for i = 1, n do
-      local l, p = limit[i], period[i]
-      local reset = newest + p - t
-      if reset < 0 then reset = 0 end
-      out[o + 1] = l - inside(nil, v, 7, head, len, l < size and l or size, t - p - base)
-      out[o + 2], out[o + 3] = RETRY[i], reset
-      o = o + 3
-    end
-    return quick_done(key, t, last, explicit, o)
+    return admit(key, it, t, raw, len, out, b)
   end
 
   -- Takes a reservation's c units (all stamped with its time) out of the log.

@@ -99,12 +99,13 @@ ALGORITHMS[4] = function()
   end
 
   -- One item decided before the general path builds anything, as sliding_log.lua's quick: one
-  -- GET, one struct call, locals; a denial writes nothing, an admission one SET. Writes the
-  -- report after position b of out and returns its last position; nil, having written nothing,
-  -- when the general path must decide (no current value, a peek, a cost above a limit), with the
-  -- value left for load. Its numbers are those of evaluate, commit and report above, which the
-  -- differential tests compare with the memory store on every trace.
-  local RETRY, TAT = {}, {}
+  -- GET, one struct call, locals; a denial writes nothing, an admission one SET, and the report
+  -- is the value itself (quick_state), from which the client works out each window's numbers.
+  -- Returns the report's last position; nil, having written nothing, when the general path must
+  -- decide (no current value, a peek that fits, a cost above a limit), with the value left for
+  -- load. It decides as evaluate and commit above, and the differential tests compare its
+  -- decisions and the reports the client makes of them with the memory store on every trace.
+  local TAT = {}
 
   local function quick(key, it, now, explicit, out, b)
     local n = it.n
@@ -124,29 +125,15 @@ ALGORITHMS[4] = function()
       return nil
     end
     local interval, limit, cost = it.aux1, it.limit, it.cost
-    local denied = false
     for i = 1, n do
-      local e = excess(v[2 + i], interval[i], limit[i], cost, t)
-      if e > 0 then
-        denied = true
-      else
-        e = 0
+      if excess(v[2 + i], interval[i], limit[i], cost, t) > 0 then
+        return quick_done(key, t, last, explicit, quick_state(out, b, REASON_LIMIT, raw))
       end
-      RETRY[i] = e
-    end
-    if denied then
-      local o = quick_report(out, b, now, REASON_LIMIT)
-      for i = 1, n do
-        out[o + 1], out[o + 3] = remaining(v[2 + i], interval[i], limit[i], t)
-        out[o + 2] = RETRY[i]
-        o = o + 3
-      end
-      return quick_done(key, t, last, explicit, o)
     end
     if cost == 0 then
       return nil
     end
-    -- Admitted: commit's TATs and TTL, report's numbers.
+    -- Admitted: commit's TATs and TTL.
     local tat, need = TAT, 0
     for i = 1, n do
       local from = v[2 + i]
@@ -155,13 +142,8 @@ ALGORITHMS[4] = function()
       tat[i] = x
       if x - t > need then need = x - t end
     end
-    local o = quick_report(out, b, now, REASON_NONE)
-    for i = 1, n do
-      out[o + 1], out[o + 3] = remaining(tat[i], interval[i], limit[i], t)
-      out[o + 2] = 0
-      o = o + 3
-    end
-    return quick_commit(key, pack_fields(it.fp, t, tat, n), ttl_px(it, need), o)
+    local value = pack_fields(it.fp, t, tat, n)
+    return quick_commit(key, value, ttl_px(it, need), quick_state(out, b, REASON_NONE, value))
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
