@@ -23,7 +23,7 @@
 -- exceeded when its retry is not 0 (-1: never; every algorithm reports a positive retry for a
 -- window it finds exceeded). Or, for a request of one item decided by its algorithm's quick path,
 -- the report is one negative number, -1 - reason - 4 * length, and the key's value as decided,
--- of that length, is its report (see quick_state in prelude.lua): the client works out remaining,
+-- of that length, is its report (see "quick path" in prelude.lua): the client works out remaining,
 -- retry and reset from it, as the memory store does from its state. Those values follow the
 -- numbers, in the order of their requests. One string costs the server a third of what an array
 -- of as many integers costs to reply.
@@ -86,25 +86,10 @@ local function report(n, b)
   return o
 end
 
--- One request: its n items are keys[ko + k] and args[ao + k] for k = 1..n. Mode 'd': writes its
--- report after position b of OUT and returns the report's last position; mode 'r': returns the
--- reserve reply.
-local function request(keys, ko, args, ao, n, now, explicit, mode, b)
-  -- Nothing read for an earlier request is ever taken for this one (a batch may decide the same
-  -- key twice, the second time after the first one's write).
-  READ_KEY = false
-
-  -- One item whose algorithm can decide it in one pass (see sliding_log.lua's quick): nil means
-  -- it was not that simple, and nothing was written.
-  if mode == 'd' and n == 1 then
-    local it = item(args[ao + 1])
-    if it.a.quick then
-      local o = it.a.quick(keys[ko + 1], it, now, explicit, OUT, b)
-      if o then
-        return o
-      end
-    end
-  end
+-- One request on the general path: its n items are keys[ko + k] and args[ao + k] for k = 1..n.
+-- Mode 'd': writes its report after position b of OUT and returns the report's last position;
+-- mode 'r': returns the reserve reply.
+local function general(keys, ko, args, ao, n, now, explicit, mode, b)
 
   local enforced_fit = true
   for k = 1, n do
@@ -168,7 +153,28 @@ local function request(keys, ko, args, ao, n, now, explicit, mode, b)
   return reply
 end
 
+-- One request, as general; one item is first offered to its algorithm's quick path.
+local function request(keys, ko, args, ao, n, now, explicit, mode, b)
+  -- Nothing read for an earlier request is ever taken for this one (a batch may decide the same
+  -- key twice, the second time after the first one's write).
+  READ_KEY = false
+  -- One item whose algorithm can decide it in one pass (see sliding_log.lua's quick): nil means
+  -- it was not that simple, and nothing was written.
+  if mode == 'd' and n == 1 then
+    local it = item(args[ao + 1])
+    if it.a.quick then
+      local o = it.a.quick(keys[ko + 1], it, now, explicit, OUT, b)
+      if o then
+        return o
+      end
+    end
+  end
+
+  return general(keys, ko, args, ao, n, now, explicit, mode, b)
+end
+
 local function decide(keys, args)
+  spack, sunpack, rcall = struct.pack, struct.unpack, redis.call
   -- Nothing read by an earlier call is ever taken for this one.
   READ_KEY = false
   local mode = args[1]
@@ -188,7 +194,7 @@ local function decide(keys, args)
   local explicit = false
   if mode == 'd' or mode == 'r' or mode == 'b' then
     -- Lua converts the seconds and microseconds strings itself, at half the cost of tonumber.
-    local t = redis.call('TIME')
+    local t = rcall('TIME')
     now = t[1] * 1000000 + t[2]
   else
     now = tonumber(string.sub(mode, 2))
@@ -213,9 +219,18 @@ local function decide(keys, args)
     local m = #counts
     o = 1
     if m == 0 then
+      -- (request, written out for one item: a call costs a twentieth of a denial)
       for r = 1, nargs - 2 do
-        o = request(keys, ko, args, ao, 1, now, explicit, 'd', o)
-        ko, ao = ko + 1, ao + 1
+        READ_KEY = false
+        local arg = args[r + 2]
+        local it = items_by_arg[arg] or item(arg)
+        local quick = it.a.quick
+        local q = quick and quick(keys[r], it, now, explicit, OUT, o)
+        if q then
+          o = q
+        else
+          o = general(keys, r - 1, args, r + 1, 1, now, explicit, 'd', o)
+        end
       end
     else
       for r = 1, m do
@@ -225,7 +240,7 @@ local function decide(keys, args)
       end
     end
   end
-  -- The reports, packed once, and the values that quick_state put after them.
+  -- The reports, packed once, and the values the quick paths put after them.
   local numbers = pack_numbers(OUT, o)
   if REPLIED == 1 then
     return numbers

@@ -39,6 +39,11 @@
 -- top level runs anew on every call, so nothing would outlive the call, and keeping costs.
 local keep = true
 
+-- struct.pack, struct.unpack and redis.call, as decide.lua finds them at the start of every call:
+-- each use of the global is otherwise two table lookups. (A library's top level runs at load,
+-- where neither `redis.call` nor `struct` may be touched.)
+local spack, sunpack, rcall = false, false, false
+
 local HEADER = 12
 local REASON_NONE, REASON_LIMIT, REASON_COST, REASON_WAIT = 0, 1, 2, 3
 
@@ -171,7 +176,7 @@ local function read_value(key)
     READ_KEY = false
     return READ_VALUE
   end
-  return redis.call('GET', key)
+  return rcall('GET', key)
 end
 
 -- The fields and latest time, or nil when there is no current state (missing, another size,
@@ -182,27 +187,27 @@ local function load_fields(key, it, count)
   if not raw or #raw ~= HEADER + 8 * count then
     return nil
   end
-  local fp, last = struct.unpack('<I4i8', raw)
+  local fp, last = sunpack('<I4i8', raw)
   if fp ~= it.fp or last < it.fresh then
     return nil
   end
   if count <= CHUNK then
-    return {struct.unpack(int64s(count), raw, HEADER + 1)}, last
+    return {sunpack(int64s(count), raw, HEADER + 1)}, last
   end
   local f = {}
   for i = 1, count do
-    f[i] = struct.unpack('<i8', raw, HEADER + 8 * i - 7)
+    f[i] = sunpack('<i8', raw, HEADER + 8 * i - 7)
   end
   return f, last
 end
 
 local function pack_fields(fp, last, f, count)
   if count <= CHUNK then
-    return struct.pack(header_int64s(count), fp, last, unpack(f, 1, count))
+    return spack(header_int64s(count), fp, last, unpack(f, 1, count))
   end
-  local parts = {struct.pack('<I4i8', fp, last)}
+  local parts = {spack('<I4i8', fp, last)}
   for i = 1, count do
-    parts[i + 1] = struct.pack('<i8', f[i])
+    parts[i + 1] = spack('<i8', f[i])
   end
   return table.concat(parts)
 end
@@ -213,80 +218,47 @@ end
 local function store_fields(key, fp, last, f, count, px)
   local v = pack_fields(fp, last, f, count)
   if px then
-    redis.call('SET', key, v, 'PX', px)
+    rcall('SET', key, v, 'PX', px)
   else
-    redis.call('SETRANGE', key, 0, v)
+    rcall('SETRANGE', key, 0, v)
   end
 end
 
 -- Moves the latest time of a value forward in place (a decision that consumed nothing).
 local function store_last(key, last)
-  redis.call('SETRANGE', key, 4, struct.pack('<i8', last))
+  rcall('SETRANGE', key, 4, spack('<i8', last))
 end
 
--- What every algorithm's quick path shares (see decide.lua).
---   quick_read: the key's value ('' when absent), left for the general path should quick return
---     nil.
---   quick_time: the time to decide at, or nil when the value is not the rule's current state.
---   quick_state: the request's report is the key's value itself, as decided (the value read, for
---     a denial; the value written, for an admission): writes one number, -1 - reason - 4 * (the
---     value's length), after position b of the report buffer, and puts the value in the reply
---     after the values of the requests before it (see "Reply" in decide.lua). The client works
---     out the report's numbers from the value.
---   quick_done: a denial's end: records the time on explicit times (as the general path does for
---     a decision that consumes nothing); returns o, the report's last position.
---   quick_commit: an admission's end: writes the new value with its TTL (one SET with PX);
---     returns o.
-local function quick_read(key)
-  local raw = redis.call('GET', key) or ''
-  READ_KEY, READ_VALUE = key, raw
-  return raw
-end
-
-local function quick_time(fp, last, it, now)
-  if fp ~= it.fp or last < it.fresh then
-    return nil
-  end
-  if last > now then
-    return last
-  end
-  return now
-end
+-- What an algorithm's quick path (see decide.lua) does, written out in each for speed (a Lua
+-- call costs more than any of these steps):
+--   - reads the key with one GET ('' when absent) and leaves what it read in READ_KEY and
+--     READ_VALUE, for the general path should it return nil;
+--   - decides at the later of now and the value's latest time, or returns nil when the value is
+--     not the rule's current state (another fingerprint, or older than the item's fresh time);
+--   - reports by the key's value itself, as decided (the value read, for a denial; the value
+--     written, for an admission): writes one number, -1 - reason - 4 * (the value's length),
+--     after position b of the report buffer, and puts the value in REPLY after the values of the
+--     requests before it (see "Reply" in decide.lua); the client works out the report's numbers
+--     from the value;
+--   - on a denial, records the time on explicit times (as the general path does for a decision
+--     that consumes nothing); on an admission, writes the new value with its TTL (one SET with
+--     PX) and clears READ_KEY;
+--   - returns b + 1, the report's last position.
 
 -- The reply of the call being decided (decide.lua): at [1] its reports, then the values of the
 -- requests reported by their state, up to [REPLIED]; concatenated at the end of the call.
 local REPLY, REPLIED = {}, 0
 
-local function quick_state(out, b, reason, value)
-  out[b + 1] = -1 - reason - 4 * #value
-  REPLIED = REPLIED + 1
-  REPLY[REPLIED] = value
-  return b + 1
-end
-
-local function quick_done(key, t, last, explicit, o)
-  if explicit and t > last then
-    store_last(key, t)
-  end
-  return o
-end
-
-local function quick_commit(key, value, px, o)
-  READ_KEY = false
-  redis.call('SET', key, value, 'PX', px)
-  return o
-end
-
 -- A report's string: out[1..o] as little-endian int64s, up to CHUNK numbers per struct call (a
 -- batch's reports are packed together, once).
 local function pack_numbers(out, o)
   if o <= CHUNK then
-    return struct.pack(int64s(o), unpack(out, 1, o))
+    return spack(int64s(o), unpack(out, 1, o))
   end
   local parts = {}
   for from = 1, o, CHUNK do
     local to = math.min(o, from + CHUNK - 1)
-    parts[#parts + 1] = struct.pack(int64s(to - from + 1), unpack(out, from, to))
+    parts[#parts + 1] = spack(int64s(to - from + 1), unpack(out, from, to))
   end
   return table.concat(parts)
 end

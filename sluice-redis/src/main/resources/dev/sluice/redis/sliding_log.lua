@@ -67,7 +67,7 @@ ALGORITHMS[1] = function()
     if s.len == 0 or s.len > DECODED then
       return {}
     end
-    return {struct.unpack(ring_format(s.W, s.len), s.raw, s.hdr + 1)}
+    return {sunpack(ring_format(s.W, s.len), s.raw, s.hdr + 1)}
   end
 
   -- The rule's layout, once per item: header size and format (with cursors for large rules).
@@ -117,7 +117,7 @@ ALGORITHMS[1] = function()
       if total < hdr or (total - hdr) % W ~= 0 then
         return s
       end
-      local fp, last, base, head, size, seq = struct.unpack(LOG_FORMAT, raw)
+      local fp, last, base, head, size, seq = sunpack(LOG_FORMAT, raw)
       if fp ~= it.fp or last < it.fresh then
         return s
       end
@@ -131,11 +131,11 @@ ALGORITHMS[1] = function()
     -- small; a larger one is read slot by slot. Every string a command returns to Lua is hashed
     -- byte by byte (Redis's Lua interns strings with a full hash), so reading a large value
     -- whole would cost more than the decision.
-    local raw = redis.call('GETRANGE', key, 0, CACHED - 1)
+    local raw = rcall('GETRANGE', key, 0, CACHED - 1)
     if #raw < hdr then
       return s
     end
-    local v = {struct.unpack(it.hfmt, raw)}
+    local v = {sunpack(it.hfmt, raw)}
     -- fp, last, base, head, size, seq, len, then how many units are inside each window.
     if v[1] ~= it.fp or v[2] < it.fresh then
       return s
@@ -166,9 +166,9 @@ ALGORITHMS[1] = function()
     local off = s.hdr + pos * s.W
     local v
     if s.raw then
-      v = struct.unpack(s.fmt, s.raw, off + 1)
+      v = sunpack(s.fmt, s.raw, off + 1)
     else
-      v = struct.unpack(s.fmt, redis.call('GETRANGE', s.key, int(off), int(off + s.W - 1)))
+      v = sunpack(s.fmt, rcall('GETRANGE', s.key, int(off), int(off + s.W - 1)))
     end
     s.ring[pos + 1] = v
     return v
@@ -193,7 +193,7 @@ ALGORITHMS[1] = function()
       if s.raw then
         bytes = bytes .. string.sub(s.raw, off + 1, off + m * s.W)
       else
-        bytes = bytes .. redis.call('GETRANGE', s.key, int(off), int(off + m * s.W - 1))
+        bytes = bytes .. rcall('GETRANGE', s.key, int(off), int(off + m * s.W - 1))
       end
       count, from = count - m, 0
     end
@@ -219,7 +219,7 @@ ALGORITHMS[1] = function()
       if s.raw then
         s.raw = string.sub(s.raw, 1, off) .. piece .. string.sub(s.raw, off + #piece + 1)
       else
-        redis.call('SETRANGE', s.key, int(off), piece)
+        rcall('SETRANGE', s.key, int(off), piece)
       end
       count, from = count - m, 0
     end
@@ -234,8 +234,8 @@ ALGORITHMS[1] = function()
       if base ~= s.base then
         local parts = {}
         for k = 0, s.size - 1 do
-          local rel = struct.unpack(s.fmt, entries, k * s.W + 1)
-          parts[k + 1] = struct.pack(s.fmt, math.max(0, s.base + rel - base))
+          local rel = sunpack(s.fmt, entries, k * s.W + 1)
+          parts[k + 1] = spack(s.fmt, math.max(0, s.base + rel - base))
         end
         entries = table.concat(parts)
       end
@@ -254,7 +254,7 @@ ALGORITHMS[1] = function()
 
   local function header(s, it)
     if s.hdr == LOG_HEADER then
-      return struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
+      return spack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
     end
     local d, cur = DISTANCES, s.cur
     for i = 1, it.n do
@@ -262,33 +262,33 @@ ALGORITHMS[1] = function()
       if x < 0 then x = 0 elseif x > s.size then x = s.size end
       d[i] = x
     end
-    return struct.pack(it.hfmt, it.fp, s.last, s.base, s.head, s.size, s.seq, s.len,
+    return spack(it.hfmt, it.fp, s.last, s.base, s.head, s.size, s.seq, s.len,
       unpack(d, 1, it.n))
   end
 
   local function persist(s, it, ttl, whole)
     if whole then
       if s.hdr == LOG_HEADER then
-        s.raw = struct.pack(value_format(s.W, s.len), it.fp, s.last, s.base, s.head, s.size, s.seq,
+        s.raw = spack(value_format(s.W, s.len), it.fp, s.last, s.base, s.head, s.size, s.seq,
           unpack(s.ring, 1, s.len))
       else
-        s.raw = header(s, it) .. struct.pack(ring_format(s.W, s.len), unpack(s.ring, 1, s.len))
+        s.raw = header(s, it) .. spack(ring_format(s.W, s.len), unpack(s.ring, 1, s.len))
       end
-      redis.call('SET', s.key, s.raw, 'PX', ttl)
+      rcall('SET', s.key, s.raw, 'PX', ttl)
       return
     end
     local header = header(s, it)
     if s.raw then
       s.raw = header .. string.sub(s.raw, s.hdr + 1)
       if ttl then
-        redis.call('SET', s.key, s.raw, 'PX', ttl)
+        rcall('SET', s.key, s.raw, 'PX', ttl)
       else
-        redis.call('SET', s.key, s.raw, 'KEEPTTL')
+        rcall('SET', s.key, s.raw, 'KEEPTTL')
       end
     else
-      redis.call('SETRANGE', s.key, 0, header)
+      rcall('SETRANGE', s.key, 0, header)
       if ttl then
-        redis.call('PEXPIRE', s.key, ttl)
+        rcall('PEXPIRE', s.key, ttl)
       end
     end
   end
@@ -405,7 +405,7 @@ ALGORITHMS[1] = function()
       if dropped > 0 then
         local old = read(s, s.head - s.size, dropped)
         for k = 1, dropped do
-          undo[4 + k] = s.base + (struct.unpack(s.fmt, old, (k - 1) * s.W + 1))
+          undo[4 + k] = s.base + (sunpack(s.fmt, old, (k - 1) * s.W + 1))
         end
       end
     end
@@ -419,7 +419,7 @@ ALGORITHMS[1] = function()
         ring[(head + k) % len + 1] = offset
       end
     else
-      write(s, s.head, string.rep(struct.pack(s.fmt, offset), c))
+      write(s, s.head, string.rep(spack(s.fmt, offset), c))
       if c <= DECODED then
         for k = 0, c - 1 do
           s.ring[(s.head + k) % s.len + 1] = offset
@@ -513,13 +513,13 @@ ALGORITHMS[1] = function()
   -- request has one item), for a small rule's value: one GET, the header and the slot each window
   -- needs read with one struct call each, locals rather than a state. A denial writes nothing; an
   -- admission that fits the ring as it is (no growth, no move of base) is one SET of the value
-  -- packed with one struct call. Either way the report is the value itself (quick_state): the
-  -- client counts `remaining` in it, which here would be a binary search per window. Returns the
-  -- report's last position; otherwise nil, having written nothing, and the general path decides
-  -- from the start (no value, or not a decoded one; a peek that fits; a cost above a limit; a
-  -- ring that must grow). It decides as evaluate and commit above, and the differential tests
-  -- compare its decisions and the reports the client makes of them with the memory store on
-  -- every trace.
+  -- packed with one struct call. Either way the report is the value itself (see "quick path" in
+  -- prelude.lua): the client counts `remaining` in it, which here would be a binary search per
+  -- window. Returns the report's last position; otherwise nil, having written nothing, and the
+  -- general path decides from the start (no value, or not a decoded one; a peek that fits; a
+  -- cost above a limit; a ring that must grow). It decides as evaluate and commit above, and the
+  -- differential tests compare its decisions and the reports the client makes of them with the
+  -- memory store on every trace.
   --
   -- quick's admission: commit into the value (len slots, decoded here), then report it. nil
   -- where commit would grow the ring or move its base, which the general path does.
@@ -530,7 +530,7 @@ ALGORITHMS[1] = function()
     end
     -- fp, last, base, head, size, seq, then slot pos at v[7 + pos].
     local format = value_format(it.extra, len)
-    local v = {struct.unpack(format, raw)}
+    local v = {sunpack(format, raw)}
     local base, head, size = v[3], v[4], v[5]
     local needed = size + cost
     if needed > it.maxlimit then needed = it.maxlimit end
@@ -551,8 +551,13 @@ ALGORITHMS[1] = function()
       v[7 + (head + k) % len] = offset
     end
     v[2], v[4], v[5], v[6] = t, (head + cost) % len, size + cost - dropped, v[6] + cost
-    local value = struct.pack(format, unpack(v, 1, 6 + len))
-    return quick_commit(key, value, ttl_px(it, it.longest), quick_state(out, b, REASON_NONE, value))
+    local value = spack(format, unpack(v, 1, 6 + len))
+    READ_KEY = false
+    rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
+    out[b + 1] = -1 - REASON_NONE - 4 * #value
+    REPLIED = REPLIED + 1
+    REPLY[REPLIED] = value
+    return b + 1
   end
 
   local function quick(key, it, now, explicit, out, b)
@@ -560,25 +565,32 @@ ALGORITHMS[1] = function()
       return nil
     end
     -- From here on, a nil return leaves the value for load: the key is not read twice.
-    local raw = quick_read(key)
+    local raw = rcall('GET', key) or ''
+    READ_KEY, READ_VALUE = key, raw
     local W = it.extra
     local len = (#raw - LOG_HEADER) / W
     if len < 1 or len > DECODED or len % 1 ~= 0 then
       return nil
     end
-    local fp, last, base, head, size = struct.unpack(LOG_FORMAT, raw)
-    local t = quick_time(fp, last, it, now)
-    if not t then
+    local fp, last, base, head, size = sunpack(LOG_FORMAT, raw)
+    if fp ~= it.fp or last < it.fresh then
       return nil
     end
+    local t = now
+    if last > t then t = last end
     -- Window i has room when its (limit - cost + 1)-th most recent unit has left it (evaluate).
     local limit, period, cost = it.limit, it.period, it.cost
     local slot = W == 6 and '<I6' or '<I8'
     for i = 1, it.n do
       local k = limit[i] - cost + 1
-      if k <= size
-          and base + struct.unpack(slot, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > t then
-        return quick_done(key, t, last, explicit, quick_state(out, b, REASON_LIMIT, raw))
+      if k <= size and base + sunpack(slot, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > t then
+        out[b + 1] = -1 - REASON_LIMIT - 4 * #raw
+        REPLIED = REPLIED + 1
+        REPLY[REPLIED] = raw
+        if explicit and t > last then
+          store_last(key, t)
+        end
+        return b + 1
       end
     end
     return admit(key, it, t, raw, len, out, b)
@@ -604,7 +616,7 @@ ALGORITHMS[1] = function()
     if m < 0 or m + c > s.size or t < s.base then
       return
     end
-    if read(s, s.head - m - c, c) ~= string.rep(struct.pack(s.fmt, t - s.base), c) then
+    if read(s, s.head - m - c, c) ~= string.rep(spack(s.fmt, t - s.base), c) then
       return
     end
     local was_full = s.size == s.len
@@ -618,7 +630,7 @@ ALGORITHMS[1] = function()
     if drops == a then
       local parts = {}
       for k = 1, a do
-        parts[k] = struct.pack(s.fmt, math.max(0, undo[4 + k] - s.base))
+        parts[k] = spack(s.fmt, math.max(0, undo[4 + k] - s.base))
       end
       fill = table.concat(parts)
     elseif drops > 0 and was_full then
@@ -626,7 +638,7 @@ ALGORITHMS[1] = function()
       if s.size > 0 then
         oldest = recent(s, s.size)
       end
-      fill = string.rep(struct.pack(s.fmt, oldest - s.base), math.min(c, drops))
+      fill = string.rep(spack(s.fmt, oldest - s.base), math.min(c, drops))
     end
     local r = #fill / s.W
     write(s, s.head - s.size - r, fill)

@@ -100,11 +100,12 @@ ALGORITHMS[4] = function()
 
   -- One item decided before the general path builds anything, as sliding_log.lua's quick: one
   -- GET, one struct call, locals; a denial writes nothing, an admission one SET, and the report
-  -- is the value itself (quick_state), from which the client works out each window's numbers.
-  -- Returns the report's last position; nil, having written nothing, when the general path must
-  -- decide (no current value, a peek that fits, a cost above a limit), with the value left for
-  -- load. It decides as evaluate and commit above, and the differential tests compare its
-  -- decisions and the reports the client makes of them with the memory store on every trace.
+  -- is the value itself (see "quick path" in prelude.lua), from which the client works out each
+  -- window's numbers. Returns the report's last position; nil, having written nothing, when the
+  -- general path must decide (no current value, a peek that fits, a cost above a limit), with
+  -- the value left for load. It decides as evaluate and commit above, and the differential tests
+  -- compare its decisions and the reports the client makes of them with the memory store on
+  -- every trace.
   local TAT = {}
 
   local function quick(key, it, now, explicit, out, b)
@@ -113,21 +114,29 @@ ALGORITHMS[4] = function()
     if it.over or n > CHUNK then
       return nil
     end
-    local raw = quick_read(key)
+    local raw = rcall('GET', key) or ''
+    READ_KEY, READ_VALUE = key, raw
     if #raw ~= HEADER + 8 * n then
       return nil
     end
     -- fp, last, then the TAT of window i at v[2 + i].
-    local v = {struct.unpack(header_int64s(n), raw)}
+    local v = {sunpack(header_int64s(n), raw)}
     local last = v[2]
-    local t = quick_time(v[1], last, it, now)
-    if not t then
+    if v[1] ~= it.fp or last < it.fresh then
       return nil
     end
+    local t = now
+    if last > t then t = last end
     local interval, limit, cost = it.aux1, it.limit, it.cost
     for i = 1, n do
       if excess(v[2 + i], interval[i], limit[i], cost, t) > 0 then
-        return quick_done(key, t, last, explicit, quick_state(out, b, REASON_LIMIT, raw))
+        out[b + 1] = -1 - REASON_LIMIT - 4 * #raw
+        REPLIED = REPLIED + 1
+        REPLY[REPLIED] = raw
+        if explicit and t > last then
+          store_last(key, t)
+        end
+        return b + 1
       end
     end
     if cost == 0 then
@@ -143,7 +152,12 @@ ALGORITHMS[4] = function()
       if x - t > need then need = x - t end
     end
     local value = pack_fields(it.fp, t, tat, n)
-    return quick_commit(key, value, ttl_px(it, need), quick_state(out, b, REASON_NONE, value))
+    READ_KEY = false
+    rcall('SET', key, value, 'PX', ttl_px(it, need))
+    out[b + 1] = -1 - REASON_NONE - 4 * #value
+    REPLIED = REPLIED + 1
+    REPLY[REPLIED] = value
+    return b + 1
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
