@@ -510,39 +510,51 @@ ALGORITHMS[1] = function()
   end
 
   -- One item decided before the general path builds anything (decide.lua asks first when a
-  -- request has one item), for a small rule's value: one GET, the header and the slot each window
-  -- needs read with one struct call each, locals rather than a state. A denial writes nothing; an
-  -- admission that fits the ring as it is (no growth, no move of base) is one SET of the value
-  -- packed with one struct call. Either way the report is the value itself (see "quick path" in
-  -- prelude.lua): the client counts `remaining` in it, which here would be a binary search per
-  -- window. Returns the report's last position; otherwise nil, having written nothing, and the
-  -- general path decides from the start (no value, or not a decoded one; a peek that fits; a
-  -- cost above a limit; a ring that must grow). It decides as evaluate and commit above, and the
-  -- differential tests compare its decisions and the reports the client makes of them with the
-  -- memory store on every trace.
+  -- request has one item), for a small rule: one GET, the header and the slot each window needs
+  -- read with one struct call each, locals rather than a state. A denial writes nothing; an
+  -- admission is one SET of the value packed with one struct call, the ring grown first where
+  -- commit would grow it, or made where the key holds no current state. Either way the report is
+  -- the value itself (see "quick path" in prelude.lua): the client counts `remaining` in it, which
+  -- here would be a binary search per window. Returns the report's last position; otherwise nil,
+  -- having written nothing, and the general path decides from the start (a value not decoded
+  -- whole; a peek; a cost above a limit; a ring that would grow beyond DECODED slots; a base that
+  -- must move). It decides as evaluate and commit above, and the differential tests compare its
+  -- decisions and the reports the client makes of them with the memory store on every trace.
   --
-  -- quick's admission: commit into the value (len slots, decoded here), then report it. nil
-  -- where commit would grow the ring or move its base, which the general path does.
-  local function admit(key, it, t, raw, len, out, b)
-    local cost = it.cost
-    if cost == 0 then
+  -- quick's admission at t: commit into the value v (fp, last, base, head, size, seq, then slot
+  -- pos at v[7 + pos]; len slots), then report it.
+  local function admit(key, it, t, v, len, out, b)
+    local cost, W = it.cost, it.extra
+    local base, head, size = v[3], v[4], v[5]
+    if t - base > (W == 6 and 281474976710655 or 9007199254740992) then
       return nil
     end
-    -- fp, last, base, head, size, seq, then slot pos at v[7 + pos].
-    local format = value_format(it.extra, len)
-    local v = {sunpack(format, raw)}
-    local base, head, size = v[3], v[4], v[5]
+    local cap = it.maxlimit
     local needed = size + cost
-    if needed > it.maxlimit then needed = it.maxlimit end
+    if needed > cap then needed = cap end
     if needed > len then
-      -- commit overwrites the units pushed out of a full ring only if they left every window
+      -- A full ring whose units to be pushed out have all left every window overwrites them;
+      -- otherwise it grows as commit grows it (doubling, then by a quarter), oldest unit first.
       local over = size + cost - len
       if over > size or base + v[7 + (head - (size - over + 1)) % len] + it.longest > t then
-        return nil
+        local grown = len - floordiv(-len, 4)
+        if len < 32 then grown = 2 * len end
+        if grown < needed then grown = needed end
+        if grown < 4 then grown = 4 end
+        if grown > cap then grown = cap end
+        if grown > DECODED then
+          return nil
+        end
+        local w = {v[1], v[2], base, size % grown, size, v[6]}
+        local from = head - size
+        for j = 0, size - 1 do
+          w[7 + j] = v[7 + (from + j) % len]
+        end
+        for j = size, grown - 1 do
+          w[7 + j] = 0
+        end
+        v, len, head = w, grown, size % grown
       end
-    end
-    if t - base > (it.extra == 6 and 281474976710655 or 9007199254740992) then
-      return nil
     end
     local dropped = size + cost - len
     if dropped < 0 then dropped = 0 end
@@ -551,7 +563,7 @@ ALGORITHMS[1] = function()
       v[7 + (head + k) % len] = offset
     end
     v[2], v[4], v[5], v[6] = t, (head + cost) % len, size + cost - dropped, v[6] + cost
-    local value = spack(format, unpack(v, 1, 6 + len))
+    local value = spack(value_format(W, len), unpack(v, 1, 6 + len))
     READ_KEY = false
     rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
     out[b + 1] = -1 - REASON_NONE - 4 * #value
@@ -560,7 +572,11 @@ ALGORITHMS[1] = function()
     return b + 1
   end
 
+  -- The value of a key with no current state: an empty ring, based at t.
+  local EMPTY = {}
+
   local function quick(key, it, now, explicit, out, b)
+    local cost = it.cost
     if it.hdr ~= LOG_HEADER or it.over then
       return nil
     end
@@ -569,17 +585,27 @@ ALGORITHMS[1] = function()
     READ_KEY, READ_VALUE = key, raw
     local W = it.extra
     local len = (#raw - LOG_HEADER) / W
-    if len < 1 or len > DECODED or len % 1 ~= 0 then
-      return nil
+    local fp, last, base, head, size, seq
+    if len >= 0 and len % 1 == 0 then
+      fp, last, base, head, size, seq = sunpack(LOG_FORMAT, raw)
     end
-    local fp, last, base, head, size = sunpack(LOG_FORMAT, raw)
     if fp ~= it.fp or last < it.fresh then
+      -- No current state (absent, not a log, another definition's, or from before the rule came
+      -- back): any cost within the limits fits, and commit starts the ring, based at now.
+      if cost == 0 then
+        return nil
+      end
+      local v = EMPTY
+      v[1], v[2], v[3], v[4], v[5], v[6] = it.fp, now, now, 0, 0, 0
+      return admit(key, it, now, v, 0, out, b)
+    end
+    if len > DECODED then
       return nil
     end
     local t = now
     if last > t then t = last end
     -- Window i has room when its (limit - cost + 1)-th most recent unit has left it (evaluate).
-    local limit, period, cost = it.limit, it.period, it.cost
+    local limit, period = it.limit, it.period
     local slot = W == 6 and '<I6' or '<I8'
     for i = 1, it.n do
       local k = limit[i] - cost + 1
@@ -593,7 +619,16 @@ ALGORITHMS[1] = function()
         return b + 1
       end
     end
-    return admit(key, it, t, raw, len, out, b)
+    if cost == 0 then
+      return nil
+    end
+    if len == 0 then
+      -- (a key whose decisions so far admitted nothing: the time recorded, no ring yet)
+      local v = EMPTY
+      v[1], v[2], v[3], v[4], v[5], v[6] = fp, last, base, head, size, seq
+      return admit(key, it, t, v, 0, out, b)
+    end
+    return admit(key, it, t, {sunpack(value_format(W, len), raw)}, len, out, b)
   end
 
   -- Takes a reservation's c units (all stamped with its time) out of the log.
