@@ -90,7 +90,6 @@ end
 -- Mode 'd': writes its report after position b of OUT and returns the report's last position;
 -- mode 'r': returns the reserve reply.
 local function general(keys, ko, args, ao, n, now, explicit, mode, b)
-
   local enforced_fit = true
   for k = 1, n do
     local it = item(args[ao + k])
