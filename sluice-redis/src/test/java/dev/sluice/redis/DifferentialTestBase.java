@@ -81,14 +81,25 @@ abstract class DifferentialTestBase {
   /** Logs beyond 4 KB are read and written slot by slot, and grow and wrap around. */
   @Test
   void largeSlidingLogsDecideExactlyAsTheMemoryStore() {
-    compare(61, List.of(Algorithm.SLIDING_LOG), 1500, new TraceGenerator.Profile(3000, 400_000, 80, 400, 0, 0));
+    compare(61, List.of(Algorithm.SLIDING_LOG), 1500, new TraceGenerator.Profile(3000, 400_000, 80, 400, 0, 0, 0));
   }
 
   /** Jumps of nine years move the base of 6-byte log slots; every other algorithm must not care. */
   @Test
   void jumpsOfYearsDecideExactlyAsTheMemoryStore() {
     long nineYears = 9L * 366 * 24 * 3600 * 1_000_000;
-    compare(71, List.of(Algorithm.values()), 800, new TraceGenerator.Profile(40, 30_000, 5, 3000, 300, nineYears));
+    compare(71, List.of(Algorithm.values()), 800, new TraceGenerator.Profile(40, 30_000, 5, 3000, 300, nineYears, 0));
+  }
+
+  /**
+   * Windows of about three years: the log's slots are 8 bytes wide (periods beyond 2^46 µs), in the
+   * script and in the values the client reads its reports from. Jumps of two years let units leave.
+   */
+  @Test
+  void windowsOfYearsDecideExactlyAsTheMemoryStore() {
+    long year = 366L * 24 * 3600 * 1_000_000;
+    compare(81, List.of(Algorithm.SLIDING_LOG, Algorithm.TOKEN_BUCKET, Algorithm.FIXED_WINDOW), 800,
+        new TraceGenerator.Profile(12, 30_000, 3, 3000, 60, 2 * year, 3 * year));
   }
 
   @Test

@@ -18,10 +18,12 @@ final class TraceGenerator {
   /**
    * Sizes of a trace: window limits up to {@code maxLimit}, periods up to {@code maxPeriodMicros},
    * costs mostly up to {@code maxCost}, forward steps up to {@code maxStepMicros}, and one step in
-   * {@code jumpEvery} a jump forward by {@code jumpMicros} (0: never).
+   * {@code jumpEvery} a jump forward by {@code jumpMicros} (0: never); with {@code longPeriodMicros}
+   * above 0, each rule's first window lasts about that long.
    */
-  record Profile(int maxLimit, int maxPeriodMicros, int maxCost, int maxStepMicros, int jumpEvery, long jumpMicros) {
-    static final Profile SMALL = new Profile(12, 30_000, 3, 3000, 0, 0);
+  record Profile(int maxLimit, int maxPeriodMicros, int maxCost, int maxStepMicros, int jumpEvery, long jumpMicros,
+      long longPeriodMicros) {
+    static final Profile SMALL = new Profile(12, 30_000, 3, 3000, 0, 0, 0);
   }
 
   private final Random random;
@@ -78,6 +80,9 @@ final class TraceGenerator {
     for (int i = 0; i < n; i++) {
       long limit = 1 + random.nextInt(i == 0 ? profile.maxLimit() : Math.max(1, profile.maxLimit() / 2));
       long periodMicros = 300 + random.nextInt(profile.maxPeriodMicros());
+      if (i == 0 && profile.longPeriodMicros() > 0) {
+        periodMicros = profile.longPeriodMicros() - random.nextInt(profile.maxPeriodMicros());
+      }
       ws.add(new Window(limit, Duration.ofNanos(periodMicros * 1000)));
     }
     return ws;
