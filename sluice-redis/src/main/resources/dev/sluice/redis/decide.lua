@@ -90,6 +90,8 @@ end
 -- Mode 'd': writes its report after position b of OUT and returns the report's last position;
 -- mode 'r': returns the reserve reply.
 local function general(keys, ko, args, ao, n, now, explicit, mode, b)
+  -- It may write any of its keys: what a quick path saw before is no longer to be trusted.
+  SEEN_KEY = false
   local enforced_fit = true
   for k = 1, n do
     local it = item(args[ao + k])
@@ -175,7 +177,7 @@ end
 local function decide(keys, args)
   spack, sunpack, rcall = struct.pack, struct.unpack, redis.call
   -- Nothing read by an earlier call is ever taken for this one.
-  READ_KEY = false
+  READ_KEY, SEEN_KEY = false, false
   local mode = args[1]
   local nargs = #args
 

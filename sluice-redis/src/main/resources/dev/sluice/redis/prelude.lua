@@ -231,8 +231,9 @@ end
 
 -- What an algorithm's quick path (see decide.lua) does, written out in each for speed (a Lua
 -- call costs more than any of these steps):
---   - reads the key with one GET ('' when absent) and leaves what it read in READ_KEY and
---     READ_VALUE, for the general path should it return nil;
+--   - reads the key with one GET ('' when absent), or takes SEEN_VALUE when the request before
+--     it in this call was decided by a quick path on the same key, and leaves what it read in
+--     READ_KEY and READ_VALUE, for the general path should it return nil;
 --   - decides at the later of now and the value's latest time, or returns nil when the value is
 --     not the rule's current state (another fingerprint, or older than the item's fresh time);
 --   - reports by the key's value itself, as decided (the value read, for a denial; the value
@@ -242,8 +243,15 @@ end
 --     from the value;
 --   - on a denial, records the time on explicit times (as the general path does for a decision
 --     that consumes nothing); on an admission, writes the new value with its TTL (one SET with
---     PX) and clears READ_KEY;
+--     PX) and clears READ_KEY; either way sets SEEN_KEY and SEEN_VALUE to the key and its value
+--     as it now stands (or clears SEEN_KEY when the value was changed in place);
 --   - returns b + 1, the report's last position.
+
+-- The key the last quick path of this call decided, and its value as that left it: the next
+-- request on the same key (a batch on a hot key) takes it instead of reading the key again.
+-- Cleared at the start of every call, and by anything else that writes (the general path, a
+-- denial that records its explicit time).
+local SEEN_KEY, SEEN_VALUE = false, false
 
 -- The reply of the call being decided (decide.lua): at [1] its reports, then the values of the
 -- requests reported by their state, up to [REPLIED]; concatenated at the end of the call.

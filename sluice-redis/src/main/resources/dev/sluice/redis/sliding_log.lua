@@ -569,6 +569,7 @@ ALGORITHMS[1] = function()
     out[b + 1] = -1 - REASON_NONE - 4 * #value
     REPLIED = REPLIED + 1
     REPLY[REPLIED] = value
+    SEEN_KEY, SEEN_VALUE = key, value
     return b + 1
   end
 
@@ -581,7 +582,7 @@ ALGORITHMS[1] = function()
       return nil
     end
     -- From here on, a nil return leaves the value for load: the key is not read twice.
-    local raw = rcall('GET', key) or ''
+    local raw = SEEN_KEY == key and SEEN_VALUE or rcall('GET', key) or ''
     READ_KEY, READ_VALUE = key, raw
     local W = it.extra
     local len = (#raw - LOG_HEADER) / W
@@ -613,8 +614,10 @@ ALGORITHMS[1] = function()
         out[b + 1] = -1 - REASON_LIMIT - 4 * #raw
         REPLIED = REPLIED + 1
         REPLY[REPLIED] = raw
+        SEEN_KEY, SEEN_VALUE = key, raw
         if explicit and t > last then
           store_last(key, t)
+          SEEN_KEY = false
         end
         return b + 1
       end

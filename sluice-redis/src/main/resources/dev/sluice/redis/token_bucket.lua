@@ -114,7 +114,7 @@ ALGORITHMS[4] = function()
     if it.over or n > CHUNK then
       return nil
     end
-    local raw = rcall('GET', key) or ''
+    local raw = SEEN_KEY == key and SEEN_VALUE or rcall('GET', key) or ''
     READ_KEY, READ_VALUE = key, raw
     if #raw ~= HEADER + 8 * n then
       return nil
@@ -133,8 +133,10 @@ ALGORITHMS[4] = function()
         out[b + 1] = -1 - REASON_LIMIT - 4 * #raw
         REPLIED = REPLIED + 1
         REPLY[REPLIED] = raw
+        SEEN_KEY, SEEN_VALUE = key, raw
         if explicit and t > last then
           store_last(key, t)
+          SEEN_KEY = false
         end
         return b + 1
       end
@@ -157,6 +159,7 @@ ALGORITHMS[4] = function()
     out[b + 1] = -1 - REASON_NONE - 4 * #value
     REPLIED = REPLIED + 1
     REPLY[REPLIED] = value
+    SEEN_KEY, SEEN_VALUE = key, value
     return b + 1
   end
 
