@@ -145,7 +145,6 @@ final class Replies {
         throw new IllegalStateException("script reported reason " + code + ", unknown");
       }
       DenyReason reason = REASONS[(int) code];
-      boolean allowed = reason == DenyReason.NONE;
       long wait = num(numbers, p++);
       List<WindowState> windows = new ArrayList<>(item.windows().size());
       for (Window w : item.windows()) {
