@@ -30,7 +30,6 @@
 -- ('r'): {report after, report before, undo record of item 1, ..., of item n}, each report a
 -- string as above (the time, then the request's numbers).
 -- ('u'): {number of items}.
--- ('b'): the requests' reports one after the other, after the one time.
 
 -- Only the algorithms a request uses are built (see Cost in prelude.lua).
 local function algorithm(code)
@@ -216,7 +215,6 @@ local function decide(keys, args)
     -- separate calls at the same time would be. args[2] holds each request's item count as one
     -- byte, or is empty when every request has one item.
     local counts = args[2]
-    local ko, ao = 0, 2
     local m = #counts
     o = 1
     if m == 0 then
@@ -234,6 +232,7 @@ local function decide(keys, args)
         end
       end
     else
+      local ko, ao = 0, 2
       for r = 1, m do
         local c = string.byte(counts, r)
         o = request(keys, ko, args, ao, c, now, explicit, 'd', o)

@@ -452,12 +452,12 @@ ALGORITHMS[1] = function()
 
   -- How many of the newest `hi` units are after `floor` (a slot value: t - base), by binary
   -- search; the hi-th newest is probed first, so a full window (every denial of cost 1) takes
-  -- one probe. ring[o + pos] is the slot at position pos, or nil if not read yet (then read
-  -- from s).
-  local function inside(s, ring, o, head, len, hi, floor)
+  -- one probe. Slots not read yet are read from the value (read_slot).
+  local function inside(s, hi, floor)
+    local ring, head, len = s.ring, s.head, s.len
     local lo = 0
     local pos = (head - hi) % len
-    if (ring[o + pos] or read_slot(s, pos)) > floor then
+    if (ring[pos + 1] or read_slot(s, pos)) > floor then
       return hi
     end
     hi = hi - 1
@@ -466,7 +466,7 @@ ALGORITHMS[1] = function()
       local mid = lo + hi + 1
       mid = (mid - mid % 2) / 2
       pos = (head - mid) % len
-      if (ring[o + pos] or read_slot(s, pos)) > floor then
+      if (ring[pos + 1] or read_slot(s, pos)) > floor then
         lo = mid
       else
         hi = mid - 1
@@ -494,7 +494,7 @@ ALGORITHMS[1] = function()
         lo = s.seq - cur[i]
       else
         -- Slot values relative to base: compare with floor - base, no addition per probe.
-        lo = inside(s, ring, 1, head, len, limit < size and limit or size, now - period - s.base)
+        lo = inside(s, limit < size and limit or size, now - period - s.base)
       end
       if s.present and size > 0 then
         local pos = (head - 1) % len
@@ -573,7 +573,7 @@ ALGORITHMS[1] = function()
     return b + 1
   end
 
-  -- The value of a key with no current state: an empty ring, based at t.
+  -- The header (v[1..6]) of a value that has no ring yet, handed to admit, which grows it a ring.
   local EMPTY = {}
 
   local function quick(key, it, now, explicit, out, b)
