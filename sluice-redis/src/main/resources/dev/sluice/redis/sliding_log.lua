@@ -631,6 +631,27 @@ ALGORITHMS[1] = function()
       v[1], v[2], v[3], v[4], v[5], v[6] = fp, last, base, head, size, seq
       return admit(key, it, t, v, 0, out, b)
     end
+    -- The common admission: the ring keeps its size (it has room, or is at the largest limit and
+    -- overwrites its oldest unit, which the evaluation found outside every window that counts
+    -- it) and the new units do not wrap around its end. The new value is the new header, the
+    -- slots before the head, the new units and the slots after them: spliced from the value
+    -- read, at a third of the cost of decoding all its slots and packing them again.
+    local needed = size + cost
+    if head + cost <= len and (needed <= len or len == it.maxlimit) and t - base <= (W == 6 and 281474976710655 or 9007199254740992) then
+      if needed > len then needed = len end
+      local at = LOG_HEADER + head * W
+      local unit = spack(slot, t - base)
+      if cost > 1 then unit = string.rep(unit, cost) end
+      local value = spack(LOG_FORMAT, fp, t, base, (head + cost) % len, needed, seq + cost)
+        .. string.sub(raw, LOG_HEADER + 1, at) .. unit .. string.sub(raw, at + cost * W + 1)
+      READ_KEY = false
+      rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
+      out[b + 1] = -1 - REASON_NONE - 4 * #value
+      REPLIED = REPLIED + 1
+      REPLY[REPLIED] = value
+      SEEN_KEY, SEEN_VALUE = key, value
+      return b + 1
+    end
     return admit(key, it, t, {sunpack(value_format(W, len), raw)}, len, out, b)
   end
 
