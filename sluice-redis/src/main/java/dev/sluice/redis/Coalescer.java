@@ -35,7 +35,7 @@ final class Coalescer {
   static final int MAX_ITEMS = 255;
 
   private static final byte[] BATCH = {'b'};
-  private static final byte[] ONE_ITEM_EACH = {};
+  private static final byte[] EMPTY = {};
 
   /** A request waiting for a call, as {@link #submit} took it. */
   private static final class Pending {
@@ -205,7 +205,12 @@ final class Coalescer {
     return keys;
   }
 
-  /** {@code b} and the time; each request's item count (empty: one each); every item's argument. */
+  /**
+   * {@code b} and the time; each request's item count (empty: one each); each item's position
+   * among the distinct item arguments (empty: all have the first); the distinct item arguments.
+   * A batch's requests mostly share a rule and cost, so mostly share their argument: sent once,
+   * it spares the server a tenth of each batched decision.
+   */
   private static byte[][] args(List<Pending> batch) {
     int n = 0;
     boolean oneEach = true;
@@ -213,26 +218,46 @@ final class Coalescer {
       n += p.keys.length;
       oneEach &= p.keys.length == 1;
     }
-    byte[][] args = new byte[2 + n][];
     byte[] time = batch.get(0).time;
+    byte[] mode;
     if (time.length == 0) {
-      args[0] = BATCH;
+      mode = BATCH;
     } else {
-      args[0] = Arrays.copyOf(BATCH, 1 + time.length);
-      System.arraycopy(time, 0, args[0], 1, time.length);
+      mode = Arrays.copyOf(BATCH, 1 + time.length);
+      System.arraycopy(time, 0, mode, 1, time.length);
     }
-    byte[] counts = ONE_ITEM_EACH;
+    byte[] counts = EMPTY;
     if (!oneEach) {
       counts = new byte[batch.size()];
       for (int i = 0; i < counts.length; i++) {
         counts[i] = (byte) batch.get(i).keys.length;
       }
     }
-    args[1] = counts;
-    int a = 2;
+    // Distinct arguments, found by a scan: a batch holds a handful (at most MAX_ITEMS).
+    List<byte[]> distinct = new ArrayList<>(4);
+    byte[] index = new byte[n];
+    boolean allFirst = true;
+    int k = 0;
     for (Pending p : batch) {
-      System.arraycopy(p.args, 1, args, a, p.keys.length);
-      a += p.keys.length;
+      for (int i = 1; i < p.args.length; i++) {
+        byte[] a = p.args[i];
+        int at = 0;
+        while (at < distinct.size() && distinct.get(at) != a && !Arrays.equals(distinct.get(at), a)) {
+          at++;
+        }
+        if (at == distinct.size()) {
+          distinct.add(a);
+        }
+        index[k++] = (byte) (at + 1);
+        allFirst &= at == 0;
+      }
+    }
+    byte[][] args = new byte[3 + distinct.size()][];
+    args[0] = mode;
+    args[1] = counts;
+    args[2] = allFirst ? EMPTY : index;
+    for (int i = 0; i < distinct.size(); i++) {
+      args[3 + i] = distinct.get(i);
     }
     return args;
   }

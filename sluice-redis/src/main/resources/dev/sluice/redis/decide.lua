@@ -4,7 +4,8 @@
 -- the script (EVALSHA); keys and args are KEYS and ARGV.
 -- keys[k]: the state of item k.
 -- args: the mode, followed by the time if it is explicit, then one argument per item (see
--- read_item in prelude.lua); in mode 'u' each item is followed by its undo record, a JSON array.
+-- read_item in prelude.lua); in mode 'u' each item is followed by its undo record, a JSON array;
+-- in mode 'b' the items' arguments are given once each (see the end of this file).
 --   'd' decide: evaluate all, commit every fitting item if every enforced item fits, report.
 --   'r' reserve: the same, for one shard of a Cluster request that spans shards; also returns
 --       the report as it would be without this commit and an undo record per committed item,
@@ -173,6 +174,9 @@ local function request(keys, ko, args, ao, n, now, explicit, mode, b)
   return general(keys, ko, args, ao, n, now, explicit, mode, b)
 end
 
+-- A batch's item arguments: the one they share (ONE[1]), or each item's (PER_ITEM[k]).
+local ONE, PER_ITEM = {false}, {}
+
 local function decide(keys, args)
   spack, sunpack, rcall = struct.pack, struct.unpack, redis.call
   -- Nothing read by an earlier call is ever taken for this one.
@@ -213,30 +217,44 @@ local function decide(keys, args)
   else
     -- A batch: requests decided one after the other, each all or nothing on its own, exactly as
     -- separate calls at the same time would be. args[2] holds each request's item count as one
-    -- byte, or is empty when every request has one item.
-    local counts = args[2]
+    -- byte, or is empty when every request has one item. The items' arguments come once each,
+    -- from args[4] on (a batch's requests mostly share a rule, and an argument costs the server
+    -- a tenth of a batched decision): args[3] holds, as one byte per item, the position of its
+    -- argument among them (1: args[4]), or is empty when every item has the first.
+    local counts, index = args[2], args[3]
     local m = #counts
     o = 1
-    if m == 0 then
-      -- (request, written out for one item: a call costs a twentieth of a denial)
-      for r = 1, nargs - 2 do
+    if m == 0 and #index == 0 then
+      -- One item each, all with one argument: request, written out (a call costs a twentieth
+      -- of a denial), the item looked up once.
+      local arg = args[4]
+      local it = items_by_arg[arg] or item(arg)
+      local quick = it.a.quick
+      ONE[1] = arg
+      for r = 1, #keys do
         READ_KEY = false
-        local arg = args[r + 2]
-        local it = items_by_arg[arg] or item(arg)
-        local quick = it.a.quick
         local q = quick and quick(keys[r], it, now, explicit, OUT, o)
         if q then
           o = q
         else
-          o = general(keys, r - 1, args, r + 1, 1, now, explicit, 'd', o)
+          o = general(keys, r - 1, ONE, 0, 1, now, explicit, 'd', o)
         end
       end
     else
-      local ko, ao = 0, 2
-      for r = 1, m do
-        local c = string.byte(counts, r)
-        o = request(keys, ko, args, ao, c, now, explicit, 'd', o)
-        ko, ao = ko + c, ao + c
+      -- Each item's argument, in item order, for request.
+      local per_item = PER_ITEM
+      local n = #keys
+      if #index == 0 then
+        local arg = args[4]
+        for k = 1, n do per_item[k] = arg end
+      else
+        for k = 1, n do per_item[k] = args[3 + string.byte(index, k)] end
+      end
+      local ko = 0
+      for r = 1, (m == 0 and n or m) do
+        local c = m == 0 and 1 or string.byte(counts, r)
+        o = request(keys, ko, per_item, ko, c, now, explicit, 'd', o)
+        ko = ko + c
       end
     end
   end

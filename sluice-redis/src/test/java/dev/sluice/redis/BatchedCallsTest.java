@@ -178,6 +178,64 @@ class BatchedCallsTest {
   }
 
   /**
+   * A batch sends each distinct item argument once. Queued requests of one rule and cost (every
+   * item with the first argument), of two items of that rule, and of other costs mixed in
+   * between: each decided as the memory store decides it, in one call after the one in flight.
+   */
+  @Test
+  void requestsSharingTheirArgumentsDecideAsOneByOne() throws Exception {
+    Rule rule = Rule.builder("batch.shared").window(4, Duration.ofMinutes(1)).window(2, Duration.ofSeconds(5)).build();
+    MemoryStore memory = MemoryStore.builder().ticker(new FakeTicker()).automaticSweeps(false).build();
+    long t = 1_800_000_000_000_000L;
+    List<List<Batch>> groups = new ArrayList<>();
+    // one item each, one argument
+    List<Batch> same = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      same.add(one(rule, "k" + i % 3, 1, t));
+    }
+    groups.add(same);
+    // two items each (two keys of the rule), every item with the one argument
+    List<Batch> pairs = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      pairs.add(new Batch(List.of(new ResolvedItem(rule, "p" + i % 2, 1, rule.windowsFor("p")),
+          new ResolvedItem(rule, "q" + i % 3, 1, rule.windowsFor("q"))), t + 1));
+    }
+    groups.add(pairs);
+    // costs 1 and 2 interleaved, and pairs among them: items point at either argument
+    List<Batch> mixed = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      if (i % 3 == 2) {
+        mixed.add(new Batch(List.of(new ResolvedItem(rule, "m" + i % 2, 2, rule.windowsFor("m")),
+            new ResolvedItem(rule, "n", 1, rule.windowsFor("n"))), t + 2));
+      } else {
+        mixed.add(one(rule, "m" + i % 2, 1 + i % 2, t + 2));
+      }
+    }
+    groups.add(mixed);
+    try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix("shared:").callsInFlight(1)
+        .ttlSlack(Duration.ofMinutes(5)).build()) {
+      for (List<Batch> group : groups) {
+        store.decideSync(one(rule, "warm", 1, Request.STORE_CLOCK));
+        long fcallsBefore = redis.get().commandCalls("fcall");
+        List<CompletableFuture<List<ItemDecision>>> f = new ArrayList<>();
+        redis.get().pause();
+        try {
+          for (Batch b : group) {
+            f.add(store.decide(b).toCompletableFuture());
+          }
+        } finally {
+          redis.get().resume();
+        }
+        for (int i = 0; i < group.size(); i++) {
+          assertThat(f.get(i).get(10, TimeUnit.SECONDS)).as("request %d, items %s", i, group.get(i).items())
+              .isEqualTo(memory.decideSync(group.get(i)));
+        }
+        assertThat(redis.get().commandCalls("fcall") - fcallsBefore).as("the first alone, then one batch").isEqualTo(2);
+      }
+    }
+  }
+
+  /**
    * A batch has one time: queued requests at different explicit times, and on the server's
    * clock, go in separate calls, each decided as the memory store decides it.
    */

@@ -58,6 +58,21 @@ public final class RedisContenders {
 
   /** @throws IllegalArgumentException naming the known contenders if {@code name} is not one */
   static RedisContender create(String name, String uri, Workload w) {
+    int at = name.indexOf('@');
+    if (at > 0) {
+      // sluice@4, sluice_token_bucket@2: a batched Sluice contender with that many calls in flight
+      String base = name.substring(0, at);
+      int depth;
+      try {
+        depth = Integer.parseInt(name.substring(at + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("contender '" + name + "': the calls in flight after '@' must be a number");
+      }
+      if (depth < 1 || !(base.equals("sluice") || base.equals("sluice_token_bucket"))) {
+        throw new IllegalArgumentException("contender '" + name + "': only sluice and sluice_token_bucket take @<calls in flight >= 1>");
+      }
+      return new SluiceContender(uri, w, base.equals("sluice") ? Algorithm.SLIDING_LOG : Algorithm.TOKEN_BUCKET, depth);
+    }
     BiFunction<String, Workload, RedisContender> f = BY_NAME.get(name);
     if (f == null) {
       throw new IllegalArgumentException("unknown contender '" + name + "'; known: " + String.join(",", names()));

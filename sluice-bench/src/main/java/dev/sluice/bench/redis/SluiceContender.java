@@ -30,6 +30,14 @@ final class SluiceContender implements RedisContender {
    * behind them sent together; otherwise every decision is its own call, sent at once.
    */
   SluiceContender(String uri, Workload w, Algorithm algorithm, boolean batched) {
+    this(uri, w, algorithm, batched ? Integer.getInteger("sluice.callsInFlight", -1) : 0);
+  }
+
+  /**
+   * {@code depth}: calls in flight (0: every decision its own call, sent at once; -1: the
+   * store's default).
+   */
+  SluiceContender(String uri, Workload w, Algorithm algorithm, int depth) {
     Rule.Builder b = Rule.builder(RULE).algorithm(algorithm);
     for (Workload.Limit l : w.limits()) {
       b.window(l.limit(), l.period());
@@ -37,15 +45,13 @@ final class SluiceContender implements RedisContender {
     // The load tool measures the store, not the failure mode: a slow answer must not turn into
     // an "allowed" decision made locally.
     RedisStore.Builder store = RedisStore.builder(uri);
-    Integer depth = Integer.getInteger("sluice.callsInFlight");
-    if (!batched) {
-      store.callsInFlight(0);
-    } else if (depth != null) {
+    if (depth >= 0) {
       store.callsInFlight(depth);
     }
     limiter = Sluice.builder().rules(b.build()).store(store.build()).storeTimeout(Duration.ofSeconds(30))
         .build();
-    rule = w.rule() + " (" + algorithm.configName() + (batched ? ", queued decisions batched)" : ", one call per decision)");
+    rule = w.rule() + " (" + algorithm.configName() + (depth == 0 ? ", one call per decision)"
+        : ", queued decisions batched" + (depth > 0 ? ", " + depth + " calls in flight)" : ")"));
   }
 
   @Override
