@@ -230,22 +230,26 @@ local function store_last(key, last)
 end
 
 -- What an algorithm's quick path (see decide.lua) does, written out in each for speed (a Lua
--- call costs more than any of these steps):
+-- call costs more than any of these steps). quick(keys, from, to, it, now, explicit, out, b)
+-- decides keys[from..to], all items of `it`, one after the other: one request, or a batch's
+-- requests that share their argument, in one call. For each key it
 --   - reads the key with one GET ('' when absent), or takes SEEN_VALUE when the request before
 --     it in this call was decided by a quick path on the same key, and leaves what it read in
---     READ_KEY and READ_VALUE, for the general path should it return nil;
---   - decides at the later of now and the value's latest time, or returns nil when the value is
---     not the rule's current state (another fingerprint, or older than the item's fresh time);
+--     READ_KEY and READ_VALUE, for the general path should it leave the key undecided;
+--   - decides at the later of now and the value's latest time, or stops, leaving the key
+--     undecided, when the value is not the rule's current state (another fingerprint, or older
+--     than the item's fresh time) or the decision is not a simple one;
 --   - reports by the key's value itself, as decided (the value read, for a denial; the value
 --     written, for an admission): writes one number, -1 - reason - 4 * (the value's length),
---     after position b of the report buffer, and puts the value in REPLY after the values of the
---     requests before it (see "Reply" in decide.lua); the client works out the report's numbers
---     from the value;
+--     at the next position of the report buffer, and puts the value in REPLY after the values of
+--     the requests before it (see "Reply" in decide.lua); the client works out the report's
+--     numbers from the value;
 --   - on a denial, records the time on explicit times (as the general path does for a decision
 --     that consumes nothing); on an admission, writes the new value with its TTL (one SET with
 --     PX) and clears READ_KEY; either way sets SEEN_KEY and SEEN_VALUE to the key and its value
---     as it now stands (or clears SEEN_KEY when the value was changed in place);
---   - returns b + 1, the report's last position.
+--     as it now stands (or clears SEEN_KEY when the value was changed in place).
+-- It returns the position of the key it left undecided (to + 1 when it decided them all), having
+-- written nothing for that key, and the report's last position.
 
 -- The key the last quick path of this call decided, and its value as that left it: the next
 -- request on the same key (a batch on a hot key) takes it instead of reading the key again.

@@ -512,17 +512,18 @@ ALGORITHMS[1] = function()
   -- One item decided before the general path builds anything (decide.lua asks first when a
   -- request has one item), for a small rule: one GET, the header and the slot each window needs
   -- read with one struct call each, locals rather than a state. A denial writes nothing; an
-  -- admission is one SET of the value packed with one struct call, the ring grown first where
-  -- commit would grow it, or made where the key holds no current state. Either way the report is
-  -- the value itself (see "quick path" in prelude.lua): the client counts `remaining` in it, which
-  -- here would be a binary search per window. Returns the report's last position; otherwise nil,
-  -- having written nothing, and the general path decides from the start (a value not decoded
-  -- whole; a peek; a cost above a limit; a ring that would grow beyond DECODED slots; a base that
-  -- must move). It decides as evaluate and commit above, and the differential tests compare its
-  -- decisions and the reports the client makes of them with the memory store on every trace.
+  -- admission is one SET of the new value, spliced or packed with one struct call, the ring grown
+  -- first where commit would grow it, or made where the key holds no current state. Either way
+  -- the report is the value itself (see "quick path" in prelude.lua): the client counts
+  -- `remaining` in it, which here would be a binary search per window. A key is left undecided,
+  -- having written nothing, for the general path to decide from the start, when it is not that
+  -- simple (a value not decoded whole; a peek; a cost above a limit; a ring that would grow beyond
+  -- DECODED slots; a base that must move). It decides as evaluate and commit above, and the
+  -- differential tests compare its decisions and the reports the client makes of them with the
+  -- memory store on every trace.
   --
   -- quick's admission at t: commit into the value v (fp, last, base, head, size, seq, then slot
-  -- pos at v[7 + pos]; len slots), then report it.
+  -- pos at v[7 + pos]; len slots), then report it; nil when the general path must decide.
   local function admit(key, it, t, v, len, out, b)
     local cost, W = it.cost, it.extra
     local base, head, size = v[3], v[4], v[5]
@@ -576,83 +577,111 @@ ALGORITHMS[1] = function()
   -- The header (v[1..6]) of a value that has no ring yet, handed to admit, which grows it a ring.
   local EMPTY = {}
 
-  local function quick(key, it, now, explicit, out, b)
+  -- Decides keys[from..to], all of this item, one after the other (a batch's requests that share
+  -- their argument): one Lua call for them all, not one each. Returns the position of the first
+  -- key it left undecided (to + 1 when none), having written nothing for it and left its value in
+  -- READ_KEY and READ_VALUE for the general path, and the report's last position.
+  local function quick(keys, from, to, it, now, explicit, out, b)
     local cost = it.cost
     if it.hdr ~= LOG_HEADER or it.over then
-      return nil
+      return from, b
     end
-    -- From here on, a nil return leaves the value for load: the key is not read twice.
-    local raw = SEEN_KEY == key and SEEN_VALUE or rcall('GET', key) or ''
-    READ_KEY, READ_VALUE = key, raw
-    local W = it.extra
-    local len = (#raw - LOG_HEADER) / W
-    local fp, last, base, head, size, seq
-    if len >= 0 and len % 1 == 0 then
-      fp, last, base, head, size, seq = sunpack(LOG_FORMAT, raw)
-    end
-    if fp ~= it.fp or last < it.fresh then
-      -- No current state (absent, not a log, another definition's, or from before the rule came
-      -- back): any cost within the limits fits, and commit starts the ring, based at now.
-      if cost == 0 then
-        return nil
-      end
-      local v = EMPTY
-      v[1], v[2], v[3], v[4], v[5], v[6] = it.fp, now, now, 0, 0, 0
-      return admit(key, it, now, v, 0, out, b)
-    end
-    if len > DECODED then
-      return nil
-    end
-    local t = now
-    if last > t then t = last end
-    -- Window i has room when its (limit - cost + 1)-th most recent unit has left it (evaluate).
-    local limit, period = it.limit, it.period
+    local W, fresh, ifp = it.extra, it.fresh, it.fp
+    local limit, period, n = it.limit, it.period, it.n
     local slot = W == 6 and '<I6' or '<I8'
-    for i = 1, it.n do
-      local k = limit[i] - cost + 1
-      if k <= size and base + sunpack(slot, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > t then
-        out[b + 1] = -1 - REASON_LIMIT - 4 * #raw
-        REPLIED = REPLIED + 1
-        REPLY[REPLIED] = raw
-        SEEN_KEY, SEEN_VALUE = key, raw
-        if explicit and t > last then
-          store_last(key, t)
-          SEEN_KEY = false
+    local max_offset = W == 6 and 281474976710655 or 9007199254740992
+    for r = from, to do
+      local key = keys[r]
+      local raw = SEEN_KEY == key and SEEN_VALUE or rcall('GET', key) or ''
+      READ_KEY, READ_VALUE = key, raw
+      local len = (#raw - LOG_HEADER) / W
+      local fp, last, base, head, size, seq
+      if len >= 0 and len % 1 == 0 then
+        fp, last, base, head, size, seq = sunpack(LOG_FORMAT, raw)
+      end
+      if fp ~= ifp or last < fresh then
+        -- No current state (absent, not a log, another definition's, or from before the rule
+        -- came back): any cost within the limits fits, and commit starts the ring, based at now.
+        if cost == 0 then
+          return r, b
         end
-        return b + 1
+        local v = EMPTY
+        v[1], v[2], v[3], v[4], v[5], v[6] = ifp, now, now, 0, 0, 0
+        local q = admit(key, it, now, v, 0, out, b)
+        if not q then
+          return r, b
+        end
+        b = q
+      else
+        if len > DECODED then
+          return r, b
+        end
+        local t = now
+        if last > t then t = last end
+        -- Window i has room when its (limit - cost + 1)-th most recent unit has left it
+        -- (evaluate).
+        local denied = false
+        for i = 1, n do
+          local k = limit[i] - cost + 1
+          if k <= size and base + sunpack(slot, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > t then
+            denied = true
+            break
+          end
+        end
+        if denied then
+          b = b + 1
+          out[b] = -1 - REASON_LIMIT - 4 * #raw
+          REPLIED = REPLIED + 1
+          REPLY[REPLIED] = raw
+          SEEN_KEY, SEEN_VALUE = key, raw
+          if explicit and t > last then
+            store_last(key, t)
+            SEEN_KEY = false
+          end
+        elseif cost == 0 then
+          return r, b
+        elseif len == 0 then
+          -- (a key whose decisions so far admitted nothing: the time recorded, no ring yet)
+          local v = EMPTY
+          v[1], v[2], v[3], v[4], v[5], v[6] = fp, last, base, head, size, seq
+          local q = admit(key, it, t, v, 0, out, b)
+          if not q then
+            return r, b
+          end
+          b = q
+        else
+          -- The common admission: the ring keeps its size (it has room, or is at the largest
+          -- limit and overwrites its oldest unit, which the evaluation found outside every window
+          -- that counts it) and the new units do not wrap around its end. The new value is the
+          -- new header, the slots before the head, the new units and the slots after them:
+          -- spliced from the value read, at a third of the cost of decoding all its slots and
+          -- packing them again.
+          local needed = size + cost
+          if head + cost <= len and (needed <= len or len == it.maxlimit) and t - base <= max_offset then
+            if needed > len then needed = len end
+            local at = LOG_HEADER + head * W
+            local unit = spack(slot, t - base)
+            if cost > 1 then unit = string.rep(unit, cost) end
+            local value = spack(LOG_FORMAT, fp, t, base, (head + cost) % len, needed, seq + cost)
+              .. string.sub(raw, LOG_HEADER + 1, at) .. unit .. string.sub(raw, at + cost * W + 1)
+            READ_KEY = false
+            rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
+            b = b + 1
+            out[b] = -1 - REASON_NONE - 4 * #value
+            REPLIED = REPLIED + 1
+            REPLY[REPLIED] = value
+            SEEN_KEY, SEEN_VALUE = key, value
+          else
+            local q = admit(key, it, t, {sunpack(value_format(W, len), raw)}, len, out, b)
+            if not q then
+              return r, b
+            end
+            b = q
+          end
+        end
       end
     end
-    if cost == 0 then
-      return nil
-    end
-    if len == 0 then
-      -- (a key whose decisions so far admitted nothing: the time recorded, no ring yet)
-      local v = EMPTY
-      v[1], v[2], v[3], v[4], v[5], v[6] = fp, last, base, head, size, seq
-      return admit(key, it, t, v, 0, out, b)
-    end
-    -- The common admission: the ring keeps its size (it has room, or is at the largest limit and
-    -- overwrites its oldest unit, which the evaluation found outside every window that counts
-    -- it) and the new units do not wrap around its end. The new value is the new header, the
-    -- slots before the head, the new units and the slots after them: spliced from the value
-    -- read, at a third of the cost of decoding all its slots and packing them again.
-    local needed = size + cost
-    if head + cost <= len and (needed <= len or len == it.maxlimit) and t - base <= (W == 6 and 281474976710655 or 9007199254740992) then
-      if needed > len then needed = len end
-      local at = LOG_HEADER + head * W
-      local unit = spack(slot, t - base)
-      if cost > 1 then unit = string.rep(unit, cost) end
-      local value = spack(LOG_FORMAT, fp, t, base, (head + cost) % len, needed, seq + cost)
-        .. string.sub(raw, LOG_HEADER + 1, at) .. unit .. string.sub(raw, at + cost * W + 1)
-      READ_KEY = false
-      rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
-      out[b + 1] = -1 - REASON_NONE - 4 * #value
-      REPLIED = REPLIED + 1
-      REPLY[REPLIED] = value
-      SEEN_KEY, SEEN_VALUE = key, value
-      return b + 1
-    end
-    return admit(key, it, t, {sunpack(value_format(W, len), raw)}, len, out, b)
+    return to + 1, b
   end
 
   -- Takes a reservation's c units (all stamped with its time) out of the log.

@@ -98,39 +98,50 @@ ALGORITHMS[4] = function()
     return o
   end
 
-  -- One item decided before the general path builds anything, as sliding_log.lua's quick: one
-  -- GET, one struct call, locals; a denial writes nothing, an admission one SET, and the report
-  -- is the value itself (see "quick path" in prelude.lua), from which the client works out each
-  -- window's numbers. Returns the report's last position; nil, having written nothing, when the
-  -- general path must decide (no current value, a peek that fits, a cost above a limit), with
-  -- the value left for load. It decides as evaluate and commit above, and the differential tests
-  -- compare its decisions and the reports the client makes of them with the memory store on
-  -- every trace.
+  -- One item decided before the general path builds anything, as sliding_log.lua's quick (for
+  -- keys[from..to], all of this item): one GET, one struct call, locals; a denial writes nothing,
+  -- an admission one SET, and the report is the value itself (see "quick path" in prelude.lua),
+  -- from which the client works out each window's numbers. A key is left undecided, having
+  -- written nothing and with its value left for load, when the general path must decide it (no
+  -- current value, a peek that fits, a cost above a limit). Returns the position of the first key
+  -- left undecided (to + 1 when none) and the report's last position. It decides as evaluate and
+  -- commit above, and the differential tests compare its decisions and the reports the client
+  -- makes of them with the memory store on every trace.
   local TAT = {}
 
-  local function quick(key, it, now, explicit, out, b)
+  local function quick(keys, from, to, it, now, explicit, out, b)
     local n = it.n
     -- (one struct call reads the value: up to CHUNK windows)
     if it.over or n > CHUNK then
-      return nil
+      return from, b
     end
-    local raw = SEEN_KEY == key and SEEN_VALUE or rcall('GET', key) or ''
-    READ_KEY, READ_VALUE = key, raw
-    if #raw ~= HEADER + 8 * n then
-      return nil
-    end
-    -- fp, last, then the TAT of window i at v[2 + i].
-    local v = {sunpack(header_int64s(n), raw)}
-    local last = v[2]
-    if v[1] ~= it.fp or last < it.fresh then
-      return nil
-    end
-    local t = now
-    if last > t then t = last end
+    local size, format, ifp, fresh = HEADER + 8 * n, header_int64s(n), it.fp, it.fresh
     local interval, limit, cost = it.aux1, it.limit, it.cost
-    for i = 1, n do
-      if excess(v[2 + i], interval[i], limit[i], cost, t) > 0 then
-        out[b + 1] = -1 - REASON_LIMIT - 4 * #raw
+    for r = from, to do
+      local key = keys[r]
+      local raw = SEEN_KEY == key and SEEN_VALUE or rcall('GET', key) or ''
+      READ_KEY, READ_VALUE = key, raw
+      if #raw ~= size then
+        return r, b
+      end
+      -- fp, last, then the TAT of window i at v[2 + i].
+      local v = {sunpack(format, raw)}
+      local last = v[2]
+      if v[1] ~= ifp or last < fresh then
+        return r, b
+      end
+      local t = now
+      if last > t then t = last end
+      local denied = false
+      for i = 1, n do
+        if excess(v[2 + i], interval[i], limit[i], cost, t) > 0 then
+          denied = true
+          break
+        end
+      end
+      if denied then
+        b = b + 1
+        out[b] = -1 - REASON_LIMIT - 4 * #raw
         REPLIED = REPLIED + 1
         REPLY[REPLIED] = raw
         SEEN_KEY, SEEN_VALUE = key, raw
@@ -138,29 +149,29 @@ ALGORITHMS[4] = function()
           store_last(key, t)
           SEEN_KEY = false
         end
-        return b + 1
+      elseif cost == 0 then
+        return r, b
+      else
+        -- Admitted: commit's TATs and TTL.
+        local tat, need = TAT, 0
+        for i = 1, n do
+          local at = v[2 + i]
+          if at < t then at = t end
+          local x = at + cost * interval[i]
+          tat[i] = x
+          if x - t > need then need = x - t end
+        end
+        local value = pack_fields(ifp, t, tat, n)
+        READ_KEY = false
+        rcall('SET', key, value, 'PX', ttl_px(it, need))
+        b = b + 1
+        out[b] = -1 - REASON_NONE - 4 * #value
+        REPLIED = REPLIED + 1
+        REPLY[REPLIED] = value
+        SEEN_KEY, SEEN_VALUE = key, value
       end
     end
-    if cost == 0 then
-      return nil
-    end
-    -- Admitted: commit's TATs and TTL.
-    local tat, need = TAT, 0
-    for i = 1, n do
-      local from = v[2 + i]
-      if from < t then from = t end
-      local x = from + cost * interval[i]
-      tat[i] = x
-      if x - t > need then need = x - t end
-    end
-    local value = pack_fields(it.fp, t, tat, n)
-    READ_KEY = false
-    rcall('SET', key, value, 'PX', ttl_px(it, need))
-    out[b + 1] = -1 - REASON_NONE - 4 * #value
-    REPLIED = REPLIED + 1
-    REPLY[REPLIED] = value
-    SEEN_KEY, SEEN_VALUE = key, value
-    return b + 1
+    return to + 1, b
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
