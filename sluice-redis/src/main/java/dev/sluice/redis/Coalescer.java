@@ -12,17 +12,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Sends the decisions of one connection to a single server (standalone or Sentinel), keeping at
- * most {@code depth} calls in flight. A decision that comes while fewer are in flight is sent at
- * once, as its own call, exactly as without this class. One that comes while {@code depth} are in
- * flight waits, and when a call returns, the decisions waiting by then go together as one call
- * (mode {@code b} of the script), up to {@link #MAX_REQUESTS} of them.
+ * most {@code depth} calls in flight. A decision that comes while fewer than {@link
+ * #IMMEDIATE_CALLS} calls are in flight is sent at once, as its own call, exactly as without this
+ * class: at low load nothing waits. Beyond that, decisions wait, and go together as one call
+ * (mode {@code b} of the script, up to {@link #MAX_REQUESTS} of them) when {@code minBatch} of
+ * them wait, or when a call returns (what waits then goes, however little), while fewer than
+ * {@code depth} are in flight. A decision so waits at most until the next call returns.
  *
  * <p>The script decides a batch's requests one after the other, each all or nothing on its own:
  * the same decisions as separate calls at the same server time, since a script runs alone on the
  * server. What a batch saves is what every call costs whatever it decides: the command, its
- * system calls on both sides, reading the server's clock, the script's entry. Under load, when
- * decisions queue anyway, that is about a quarter of the server's work per decision (see
- * "Batches" in {@code docs/redis.md}); at low load there is never a queue and nothing changes.
+ * system calls on both sides, reading the server's clock, the script's entry, and on the client a
+ * wake-up of the connection's thread per call sent from another thread. Under load, when
+ * decisions queue anyway, that is most of the server's work per decision beyond the decision's
+ * own (see "Batches" in {@code docs/redis.md}).
  *
  * <p>A decision is never sent later than {@code timeout} after it was submitted: one that waited
  * that long fails unsent (it is counted nowhere) with a {@link RedisCommandTimeoutException}, as
@@ -33,6 +36,8 @@ final class Coalescer {
   static final int MAX_REQUESTS = 128;
   /** Items per call; a request with more goes alone (and its count fits the byte the script reads). */
   static final int MAX_ITEMS = 255;
+  /** Calls that may be in flight before decisions start to wait for company. */
+  static final int IMMEDIATE_CALLS = 2;
 
   private static final byte[] BATCH = {'b'};
   private static final byte[] EMPTY = {};
@@ -60,15 +65,24 @@ final class Coalescer {
   private final int depth;
   private final long timeoutNanos;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+  private final int minBatch;
   private final AtomicInteger inFlight = new AtomicInteger();
+  /** Decisions in the queue (ConcurrentLinkedQueue's size() walks it). */
+  private final AtomicInteger queued = new AtomicInteger();
+  /** A call returned since the sender last looked: what waits may go, however little. */
+  private final AtomicBoolean returned = new AtomicBoolean();
   /** Held by the one thread that takes from the queue and sends; others only add. */
   private final AtomicBoolean sending = new AtomicBoolean();
   private volatile boolean closed;
 
-  /** {@code depth} 0: every decision is its own call, sent at once. */
-  Coalescer(Link link, int depth, long timeoutNanos) {
+  /**
+   * {@code depth} 0: every decision is its own call, sent at once; {@code minBatch} 1: every
+   * decision that finds fewer than {@code depth} calls in flight is sent at once.
+   */
+  Coalescer(Link link, int depth, int minBatch, long timeoutNanos) {
     this.link = link;
     this.depth = depth;
+    this.minBatch = minBatch;
     this.timeoutNanos = timeoutNanos;
   }
 
@@ -86,13 +100,15 @@ final class Coalescer {
     }
     Pending p = new Pending(keys, args, time, longs);
     queue.add(p);
+    queued.incrementAndGet();
     drain();
     return p.reply;
   }
 
   /**
-   * Sends what waits while there is room in flight. Whoever finds the queue busy leaves: the
-   * sender looks again after letting go, so nothing added meanwhile is stranded.
+   * Sends what waits while there is room in flight and a call may go (see the class comment).
+   * Whoever finds the queue busy leaves: the sender looks again after letting go, so nothing added
+   * meanwhile is stranded.
    */
   private void drain() {
     while (true) {
@@ -100,7 +116,7 @@ final class Coalescer {
         return;
       }
       try {
-        while (inFlight.get() < depth) {
+        while (maySend(true)) {
           List<Pending> batch = take();
           if (batch == null) {
             break;
@@ -111,10 +127,26 @@ final class Coalescer {
       } finally {
         sending.set(false);
       }
-      if (queue.isEmpty() || inFlight.get() >= depth || closed) {
+      if (queue.isEmpty() || closed || !maySend(false)) {
         return;
       }
     }
+  }
+
+  /**
+   * Whether a call may go now: fewer than {@code depth} in flight, and fewer than {@link
+   * #IMMEDIATE_CALLS}, or {@code minBatch} decisions waiting, or a call returned since the last
+   * look ({@code take}: that return is used up by this look, whether anything waits or not).
+   */
+  private boolean maySend(boolean take) {
+    int n = inFlight.get();
+    if (n >= depth) {
+      return false;
+    }
+    if (n < IMMEDIATE_CALLS || queued.get() >= minBatch) {
+      return true;
+    }
+    return take ? returned.getAndSet(false) : returned.get();
   }
 
   /**
@@ -130,6 +162,7 @@ final class Coalescer {
     while ((p = queue.peek()) != null) {
       if (now - p.submittedAt > timeoutNanos) {
         queue.poll();
+        queued.decrementAndGet();
         p.reply.completeExceptionally(new RedisCommandTimeoutException("the decision waited "
             + (now - p.submittedAt) / 1_000_000
             + " ms for a call to the Redis store, longer than the command timeout"));
@@ -143,6 +176,7 @@ final class Coalescer {
         }
       }
       queue.poll();
+      queued.decrementAndGet();
       if (batch == null) {
         batch = new ArrayList<>();
       }
@@ -176,6 +210,7 @@ final class Coalescer {
     call.whenComplete((reply, err) -> {
       // The next call goes out before this one's decisions are handed back.
       inFlight.decrementAndGet();
+      returned.set(true);
       drain();
       if (err != null) {
         fail(batch, err);
@@ -290,6 +325,7 @@ final class Coalescer {
     try {
       Pending p;
       while ((p = queue.poll()) != null) {
+        queued.decrementAndGet();
         p.reply.completeExceptionally(new IllegalStateException("the Redis store is closed"));
       }
     } finally {

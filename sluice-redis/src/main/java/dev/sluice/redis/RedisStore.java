@@ -65,7 +65,7 @@ public final class RedisStore implements Store {
   private RedisStore(Builder b, Endpoint endpoint, Link link) {
     this.endpoint = endpoint;
     this.link = link;
-    this.coalescer = new Coalescer(link, b.callsInFlight, b.commandTimeout.toNanos());
+    this.coalescer = new Coalescer(link, b.callsInFlight, b.minBatch, b.commandTimeout.toNanos());
     this.prefix = b.prefix;
     this.names = new KeyNames(b.prefix);
     this.slackMillis = b.ttlSlack.toMillis();
@@ -271,6 +271,7 @@ public final class RedisStore implements Store {
     private Duration ttlSlack = Duration.ofSeconds(1);
     private int requestQueueSize = 100_000;
     private int callsInFlight = 8;
+    private int minBatch = 4;
 
     private Builder(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
@@ -331,10 +332,10 @@ public final class RedisStore implements Store {
 
     /**
      * Decision calls kept in flight on a standalone or Sentinel connection; default 8. A decision
-     * that comes while that many are in flight waits, and when a call returns, the decisions
-     * waiting by then are sent together as one call (up to 128), each decided on its own, all or
-     * nothing, as if sent alone at that moment. At low load nothing waits and every decision is
-     * one call; under load, a batch saves the server about a quarter of its work per decision. A
+     * that comes while fewer than two are in flight is sent at once as its own call, so at low
+     * load nothing waits. Beyond that, decisions wait, and go together as one call (up to 128,
+     * each decided on its own, all or nothing, as if sent alone at that moment) once {@link
+     * #minBatch} of them wait or a call returns, while fewer than this many are in flight. A
      * decision never waits longer than the command timeout: it then fails unsent. 0: no limit,
      * every decision is sent at once as its own call. Cluster calls are always sent at once.
      *
@@ -345,6 +346,22 @@ public final class RedisStore implements Store {
         throw new IllegalArgumentException("callsInFlight must be >= 0, was " + n);
       }
       this.callsInFlight = n;
+      return this;
+    }
+
+    /**
+     * Decisions that, once two calls are in flight, make a call of their own without waiting for
+     * one to return; default 4 (see {@link #callsInFlight}). 1: a decision that finds fewer than
+     * {@code callsInFlight} calls in flight is always sent at once; larger values make larger
+     * batches under load, at the cost of a wait of up to one round trip at moderate load.
+     *
+     * @throws IllegalArgumentException if below 1 or above 128 (the largest batch)
+     */
+    public Builder minBatch(int n) {
+      if (n < 1 || n > Coalescer.MAX_REQUESTS) {
+        throw new IllegalArgumentException("minBatch must be between 1 and " + Coalescer.MAX_REQUESTS + ", was " + n);
+      }
+      this.minBatch = n;
       return this;
     }
 

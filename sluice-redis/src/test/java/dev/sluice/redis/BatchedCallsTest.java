@@ -178,6 +178,40 @@ class BatchedCallsTest {
   }
 
   /**
+   * With the server stopped, the first two decisions go at once as calls of their own; the next
+   * ones wait until four of them wait (then go as one call) or a call returns: of eleven decisions,
+   * two batches of four go while the server stands still, and the eleventh when the first call
+   * returns. Every decision is answered, and the key admits exactly its limit.
+   */
+  @Test
+  void beyondTwoCallsInFlightDecisionsWaitForCompanyOrAReturn() throws Exception {
+    Rule rule = Rule.builder("batch.company").window(6, Duration.ofMinutes(1)).build();
+    try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix("company:").callsInFlight(8).minBatch(4)
+        .commandTimeout(Duration.ofSeconds(10)).build()) {
+      store.decideSync(one(rule, "warm", 1, Request.STORE_CLOCK));
+      long fcallsBefore = redis.get().commandCalls("fcall");
+      List<CompletableFuture<List<ItemDecision>>> f = new ArrayList<>();
+      redis.get().pause();
+      try {
+        for (int i = 0; i < 11; i++) {
+          f.add(store.decide(one(rule, "k", 1, Request.STORE_CLOCK)).toCompletableFuture());
+        }
+        // (asked for while the server stands still: none has returned)
+        assertThat(f).noneMatch(CompletableFuture::isDone);
+      } finally {
+        redis.get().resume();
+      }
+      List<Boolean> allowed = new ArrayList<>();
+      for (CompletableFuture<List<ItemDecision>> d : f) {
+        allowed.add(d.get(10, TimeUnit.SECONDS).get(0).allowed());
+      }
+      assertThat(allowed).containsExactlyElementsOf(firstAllowed(6, 11));
+      assertThat(redis.get().commandCalls("fcall") - fcallsBefore)
+          .as("two alone, two batches of four, then the one left when a call returned").isEqualTo(5);
+    }
+  }
+
+  /**
    * A batch sends each distinct item argument once. Queued requests of one rule and cost (every
    * item with the first argument), of two items of that rule, and of other costs mixed in
    * between: each decided as the memory store decides it, in one call after the one in flight.

@@ -65,6 +65,16 @@ class RedisStoreTest {
   }
 
   @Test
+  void batchingSettingsOutOfRangeAreRejected() {
+    assertThatThrownBy(() -> RedisStore.builder("redis://127.0.0.1:1").callsInFlight(-1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("callsInFlight must be >= 0, was -1");
+    assertThatThrownBy(() -> RedisStore.builder("redis://127.0.0.1:1").minBatch(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minBatch must be between 1 and 128, was 0");
+    assertThatThrownBy(() -> RedisStore.builder("redis://127.0.0.1:1").minBatch(129))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("minBatch must be between 1 and 128, was 129");
+  }
+
+  @Test
   void eachDecisionIsOneClientCommand() throws InterruptedException {
     Rule log = Rule.builder(unique("rt.log")).window(20, Duration.ofMinutes(1)).window(5, Duration.ofSeconds(3)).build();
     Rule bucket = Rule.builder(unique("rt.bucket")).algorithm(Algorithm.TOKEN_BUCKET).window(10, Duration.ofSeconds(1)).build();

@@ -48,10 +48,15 @@ final class SluiceContender implements RedisContender {
     if (depth >= 0) {
       store.callsInFlight(depth);
     }
+    Integer minBatch = Integer.getInteger("sluice.minBatch");
+    if (minBatch != null) {
+      store.minBatch(minBatch);
+    }
     limiter = Sluice.builder().rules(b.build()).store(store.build()).storeTimeout(Duration.ofSeconds(30))
         .build();
     rule = w.rule() + " (" + algorithm.configName() + (depth == 0 ? ", one call per decision)"
-        : ", queued decisions batched" + (depth > 0 ? ", " + depth + " calls in flight)" : ")"));
+        : ", queued decisions batched" + (depth > 0 ? ", " + depth + " calls in flight" : "")
+            + (minBatch != null ? ", minBatch " + minBatch : "") + ")"));
   }
 
   @Override
