@@ -54,9 +54,10 @@ final class SluiceContender implements RedisContender {
     }
     limiter = Sluice.builder().rules(b.build()).store(store.build()).storeTimeout(Duration.ofSeconds(30))
         .build();
-    rule = w.rule() + " (" + algorithm.configName() + (depth == 0 ? ", one call per decision)"
+    String how = depth == 0 ? ", one call per decision"
         : ", queued decisions batched" + (depth > 0 ? ", " + depth + " calls in flight" : "")
-            + (minBatch != null ? ", minBatch " + minBatch : "") + ")"));
+            + (minBatch != null ? ", minBatch " + minBatch : "");
+    rule = w.rule() + " (" + algorithm.configName() + how + ")";
   }
 
   @Override
