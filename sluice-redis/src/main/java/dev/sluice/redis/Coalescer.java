@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Sends the decisions of one connection to a single server (standalone or Sentinel), keeping at
- * most {@code depth} calls in flight. A decision that comes while fewer than {@link
- * #IMMEDIATE_CALLS} calls are in flight is sent at once, as its own call, exactly as without this
- * class: at low load nothing waits. Beyond that, decisions wait, and go together as one call
+ * most {@code depth} calls in flight. A decision that comes while fewer than half of them are in
+ * flight is sent at once, as its own call, exactly as without this class: at low and moderate
+ * load nothing waits. Beyond that, decisions wait, and go together as one call
  * (mode {@code b} of the script, up to {@link #MAX_REQUESTS} of them) when {@code minBatch} of
  * them wait, or when a call returns (what waits then goes, however little), while fewer than
  * {@code depth} are in flight. A decision so waits at most until the next call returns.
@@ -36,8 +36,6 @@ final class Coalescer {
   static final int MAX_REQUESTS = 128;
   /** Items per call; a request with more goes alone (and its count fits the byte the script reads). */
   static final int MAX_ITEMS = 255;
-  /** Calls that may be in flight before decisions start to wait for company. */
-  static final int IMMEDIATE_CALLS = 2;
 
   private static final byte[] BATCH = {'b'};
   private static final byte[] EMPTY = {};
@@ -66,6 +64,8 @@ final class Coalescer {
   private final long timeoutNanos;
   private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
   private final int minBatch;
+  /** Calls that may be in flight before decisions start to wait for company: half of depth. */
+  private final int immediate;
   private final AtomicInteger inFlight = new AtomicInteger();
   /** Decisions in the queue (ConcurrentLinkedQueue's size() walks it). */
   private final AtomicInteger queued = new AtomicInteger();
@@ -83,6 +83,7 @@ final class Coalescer {
     this.link = link;
     this.depth = depth;
     this.minBatch = minBatch;
+    this.immediate = Math.max(1, depth / 2);
     this.timeoutNanos = timeoutNanos;
   }
 
@@ -134,8 +135,8 @@ final class Coalescer {
   }
 
   /**
-   * Whether a call may go now: fewer than {@code depth} in flight, and fewer than {@link
-   * #IMMEDIATE_CALLS}, or {@code minBatch} decisions waiting, or a call returned since the last
+   * Whether a call may go now: fewer than {@code depth} in flight, and fewer than half of them,
+   * or {@code minBatch} decisions waiting, or a call returned since the last
    * look ({@code take}: that return is used up by this look, whether anything waits or not).
    */
   private boolean maySend(boolean take) {
@@ -143,7 +144,7 @@ final class Coalescer {
     if (n >= depth) {
       return false;
     }
-    if (n < IMMEDIATE_CALLS || queued.get() >= minBatch) {
+    if (n < immediate || queued.get() >= minBatch) {
       return true;
     }
     return take ? returned.getAndSet(false) : returned.get();

@@ -271,7 +271,7 @@ public final class RedisStore implements Store {
     private Duration ttlSlack = Duration.ofSeconds(1);
     private int requestQueueSize = 100_000;
     private int callsInFlight = 8;
-    private int minBatch = 4;
+    private int minBatch = 8;
 
     private Builder(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
@@ -332,12 +332,12 @@ public final class RedisStore implements Store {
 
     /**
      * Decision calls kept in flight on a standalone or Sentinel connection; default 8. A decision
-     * that comes while fewer than two are in flight is sent at once as its own call, so at low
-     * load nothing waits. Beyond that, decisions wait, and go together as one call (up to 128,
-     * each decided on its own, all or nothing, as if sent alone at that moment) once {@link
-     * #minBatch} of them wait or a call returns, while fewer than this many are in flight. A
-     * decision never waits longer than the command timeout: it then fails unsent. 0: no limit,
-     * every decision is sent at once as its own call. Cluster calls are always sent at once.
+     * that comes while fewer than half of them are in flight is sent at once as its own call, so
+     * at low and moderate load nothing waits. Beyond that, decisions wait, and go together as one
+     * call (up to 128, each decided on its own, all or nothing, as if sent alone at that moment)
+     * once {@link #minBatch} of them wait or a call returns, while fewer than this many are in
+     * flight. A decision never waits longer than the command timeout: it then fails unsent. 0: no
+     * limit, every decision is sent at once as its own call. Cluster calls are always sent at once.
      *
      * @throws IllegalArgumentException if negative
      */
@@ -350,10 +350,10 @@ public final class RedisStore implements Store {
     }
 
     /**
-     * Decisions that, once two calls are in flight, make a call of their own without waiting for
-     * one to return; default 4 (see {@link #callsInFlight}). 1: a decision that finds fewer than
+     * Decisions that, once half of {@link #callsInFlight} calls are in flight, make a call of
+     * their own without waiting for one to return; default 8. 1: a decision that finds fewer than
      * {@code callsInFlight} calls in flight is always sent at once; larger values make larger
-     * batches under load, at the cost of a wait of up to one round trip at moderate load.
+     * batches under load, at the cost of a wait of up to one round trip for some decisions.
      *
      * @throws IllegalArgumentException if below 1 or above 128 (the largest batch)
      */

@@ -178,15 +178,16 @@ class BatchedCallsTest {
   }
 
   /**
-   * With the server stopped, the first two decisions go at once as calls of their own; the next
-   * ones wait until four of them wait (then go as one call) or a call returns: of eleven decisions,
-   * two batches of four go while the server stands still, and the eleventh when the first call
-   * returns. Every decision is answered, and the key admits exactly its limit.
+   * With the server stopped and four calls allowed in flight, the first two decisions (half of
+   * four) go at once as calls of their own; the next ones wait until four of them wait (then go
+   * as one call) or a call returns: of eleven decisions, two batches of four go while the server
+   * stands still, and the eleventh when the first call returns. Every decision is answered, and
+   * the key admits exactly its limit.
    */
   @Test
   void beyondTwoCallsInFlightDecisionsWaitForCompanyOrAReturn() throws Exception {
     Rule rule = Rule.builder("batch.company").window(6, Duration.ofMinutes(1)).build();
-    try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix("company:").callsInFlight(8).minBatch(4)
+    try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix("company:").callsInFlight(4).minBatch(4)
         .commandTimeout(Duration.ofSeconds(10)).build()) {
       store.decideSync(one(rule, "warm", 1, Request.STORE_CLOCK));
       long fcallsBefore = redis.get().commandCalls("fcall");
