@@ -159,8 +159,8 @@ local function request(keys, ko, args, ao, n, now, explicit, mode, b)
   -- Nothing read for an earlier request is ever taken for this one (a batch may decide the same
   -- key twice, the second time after the first one's write).
   READ_KEY = false
-  -- One item whose algorithm can decide it in one pass (see sliding_log.lua's quick): nil means
-  -- it was not that simple, and nothing was written.
+  -- One item whose algorithm can decide it in one pass (see "quick path" in prelude.lua): left
+  -- undecided (quick returns its own position) when it was not that simple, and nothing written.
   if mode == 'd' and n == 1 then
     local it = item(args[ao + 1])
     local quick = it.a.quick

@@ -599,19 +599,17 @@ ALGORITHMS[1] = function()
       if len >= 0 and len % 1 == 0 then
         fp, last, base, head, size, seq = sunpack(LOG_FORMAT, raw)
       end
+      -- Where admit must decide the admission (a ring to make, grow or rebase): the value's
+      -- header and slots as admit takes them, its ring length, and the time.
+      local v, vlen, vt
       if fp ~= ifp or last < fresh then
         -- No current state (absent, not a log, another definition's, or from before the rule
         -- came back): any cost within the limits fits, and commit starts the ring, based at now.
         if cost == 0 then
           return r, b
         end
-        local v = EMPTY
+        v, vlen, vt = EMPTY, 0, now
         v[1], v[2], v[3], v[4], v[5], v[6] = ifp, now, now, 0, 0, 0
-        local q = admit(key, it, now, v, 0, out, b)
-        if not q then
-          return r, b
-        end
-        b = q
       else
         if len > DECODED then
           return r, b
@@ -642,14 +640,9 @@ ALGORITHMS[1] = function()
           return r, b
         elseif len == 0 then
           -- (a key whose decisions so far admitted nothing: the time recorded, no ring yet)
-          local v = EMPTY
+          v, vlen, vt = EMPTY, 0, t
           v[1], v[2], v[3], v[4], v[5], v[6] = fp, last, base, head, size, seq
-          local q = admit(key, it, t, v, 0, out, b)
-          if not q then
-            return r, b
-          end
-          b = q
-        else
+        elseif head + cost <= len and (size + cost <= len or len == it.maxlimit) and t - base <= max_offset then
           -- The common admission: the ring keeps its size (it has room, or is at the largest
           -- limit and overwrites its oldest unit, which the evaluation found outside every window
           -- that counts it) and the new units do not wrap around its end. The new value is the
@@ -657,28 +650,29 @@ ALGORITHMS[1] = function()
           -- spliced from the value read, at a third of the cost of decoding all its slots and
           -- packing them again.
           local needed = size + cost
-          if head + cost <= len and (needed <= len or len == it.maxlimit) and t - base <= max_offset then
-            if needed > len then needed = len end
-            local at = LOG_HEADER + head * W
-            local unit = spack(slot, t - base)
-            if cost > 1 then unit = string.rep(unit, cost) end
-            local value = spack(LOG_FORMAT, fp, t, base, (head + cost) % len, needed, seq + cost)
-              .. string.sub(raw, LOG_HEADER + 1, at) .. unit .. string.sub(raw, at + cost * W + 1)
-            READ_KEY = false
-            rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
-            b = b + 1
-            out[b] = -1 - REASON_NONE - 4 * #value
-            REPLIED = REPLIED + 1
-            REPLY[REPLIED] = value
-            SEEN_KEY, SEEN_VALUE = key, value
-          else
-            local q = admit(key, it, t, {sunpack(value_format(W, len), raw)}, len, out, b)
-            if not q then
-              return r, b
-            end
-            b = q
-          end
+          if needed > len then needed = len end
+          local at = LOG_HEADER + head * W
+          local unit = spack(slot, t - base)
+          if cost > 1 then unit = string.rep(unit, cost) end
+          local value = spack(LOG_FORMAT, fp, t, base, (head + cost) % len, needed, seq + cost)
+            .. string.sub(raw, LOG_HEADER + 1, at) .. unit .. string.sub(raw, at + cost * W + 1)
+          READ_KEY = false
+          rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
+          b = b + 1
+          out[b] = -1 - REASON_NONE - 4 * #value
+          REPLIED = REPLIED + 1
+          REPLY[REPLIED] = value
+          SEEN_KEY, SEEN_VALUE = key, value
+        else
+          v, vlen, vt = {sunpack(value_format(W, len), raw)}, len, t
         end
+      end
+      if v then
+        local q = admit(key, it, vt, v, vlen, out, b)
+        if not q then
+          return r, b
+        end
+        b = q
       end
     end
     return to + 1, b
