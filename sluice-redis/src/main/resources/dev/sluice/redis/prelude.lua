@@ -234,8 +234,9 @@ end
 -- decides keys[from..to], all items of `it`, one after the other: one request, or a batch's
 -- requests that share their argument, in one call. For each key it
 --   - reads the key with one GET ('' when absent), or takes SEEN_VALUE when the request before
---     it in this call was decided by a quick path on the same key, and leaves what it read in
---     READ_KEY and READ_VALUE, for the general path should it leave the key undecided;
+--     it in this call was decided by a quick path on the same key (sliding_log reads a run of six
+--     keys or more with one MGET instead), and leaves what it read in READ_KEY and READ_VALUE, for
+--     the general path should it leave the key undecided;
 --   - decides at the later of now and the value's latest time, or stops, leaving the key
 --     undecided, when the value is not the rule's current state (another fingerprint, or older
 --     than the item's fresh time) or the decision is not a simple one;
