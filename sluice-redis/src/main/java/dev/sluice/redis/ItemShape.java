@@ -27,7 +27,12 @@ final class ItemShape {
   static final long MAX_LIMIT = 1L << 50;
   /** A sliding log of 10^7 units is a 60 MB string; larger limits should use sliding_window. */
   static final long MAX_LOG_LIMIT = 10_000_000;
-  /** Log slots of 6 bytes reach 2^48 µs from their base; periods beyond 2^46 µs get 8 bytes. */
+  /**
+   * Log slots of 4 bytes reach 2^32 µs (71 minutes) from their base, which moves up when now
+   * outgrows them: periods up to 2^31 µs get them, so the base moves at most every 35 minutes.
+   */
+  static final long FOUR_BYTE_LOG_PERIOD = 1L << 31;
+  /** Log slots of 6 bytes reach 2^48 µs from their base; periods up to 2^46 µs get them, longer ones 8 bytes. */
   static final long SIX_BYTE_LOG_PERIOD = 1L << 46;
   /** The fresh time of a rule whose state is never too old. */
   static final byte[] NO_FRESH_BOUND = ascii("false");
@@ -76,7 +81,7 @@ final class ItemShape {
           throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store's sliding_log supports limits up to "
               + MAX_LOG_LIMIT + " (was " + maxLimit + "); use sliding_window for larger limits");
         }
-        extra = longest <= SIX_BYTE_LOG_PERIOD ? 6 : 8;
+        extra = logSlotWidth(longest);
         break;
       case LEAKY_BUCKET:
         extra = rule.maxWaitFor(windows).toNanos() / 1000;
@@ -197,7 +202,16 @@ final class ItemShape {
   }
 
   /** Version of the sliding log's value layout (2: large rules keep per-window cursors). */
-  static final int SLIDING_LOG_LAYOUT = 2;
+  static final int SLIDING_LOG_LAYOUT = 3;
+
+  /**
+   * The bytes of a log slot for windows whose longest period is {@code longest} µs: as few as
+   * keep the base from moving often, since every byte of a value costs the server on every read
+   * and reply.
+   */
+  static int logSlotWidth(long longest) {
+    return longest <= FOUR_BYTE_LOG_PERIOD ? 4 : longest <= SIX_BYTE_LOG_PERIOD ? 6 : 8;
+  }
 
   /**
    * 32 bits of SHA-256 over everything that makes two rules unequal (as {@link Rule#equals}):

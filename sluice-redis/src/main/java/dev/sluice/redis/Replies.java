@@ -195,7 +195,7 @@ final class Replies {
     for (Window w : item.windows()) {
       longest = Math.max(longest, w.periodMicros());
     }
-    int width = longest <= ItemShape.SIX_BYTE_LOG_PERIOD ? 6 : 8;
+    int width = ItemShape.logSlotWidth(longest);
     if (v.length < LOG_HEADER + width || (v.length - LOG_HEADER) % width != 0) {
       throw new IllegalStateException("script reported a sliding_log value of " + v.length + " bytes");
     }
@@ -246,6 +246,9 @@ final class Replies {
       int off = LOG_HEADER + (int) Math.floorMod(head - k, len) * width;
       if (width == 8) {
         return num64(v, off);
+      }
+      if (width == 4) {
+        return Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, off));
       }
       return Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, off))
           | (long) Short.toUnsignedInt((short) LITTLE_ENDIAN_SHORT.get(v, off + 4)) << 32;

@@ -4,7 +4,7 @@
 -- A window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
 -- before now - P: one fixed-width read. Mirrors dev.sluice.memory.SlidingLogState.
 --
--- Value: a header, then a ring of `len` slots of W bytes (W = extra, 6 or 8). The header:
+-- Value: a header, then a ring of `len` slots of W bytes (W = extra: 4, 6 or 8). The header:
 --   fp    uint32   rule fingerprint          last  int64   latest time seen
 --   base  int64    slots hold (t - base)     head  uint32  next slot to write
 --   size  uint32   units held (<= len)       seq   int64   units ever admitted, less refunds
@@ -12,9 +12,12 @@
 --   len   uint32   slots in the ring
 --   then per window a uint32, its cursor: a count of the newest units that includes every unit
 --   inside the window as of some commit (the last one that read the value slot by slot).
--- With W = 6 a slot spans 2^48 us (8.9 years) from base; when now outgrows that, base moves up
--- to now - longest period and older units are clamped to it, which changes no answer since they
--- are outside every window. The Java side picks W = 8 for periods over 2^46 us.
+-- A slot of W bytes spans 2^(8W) us from base (4 bytes: 71 minutes; 6: 8.9 years); when now
+-- outgrows that, base moves up to now - longest period and older units are clamped to it, which
+-- changes no answer since they are outside every window. The Java side picks W = 4 for periods
+-- up to 2^31 us (so base moves at most every 35 minutes), 6 up to 2^46 us, 8 beyond: every byte
+-- of a value costs the server about 13 instructions per decision (Redis's Lua hashes it when the
+-- value is read and again in the reply).
 --
 -- The ring grows with use (doubling up to 32 slots, then by a quarter at a time, up to cap), not
 -- preallocated to the limit, and only while the units it would push out are still inside some
@@ -42,11 +45,16 @@ ALGORITHMS[1] = function()
   -- whole value, keyed by 100 * W + len. Building a format costs about as much as the struct call
   -- that reads it.
   local RINGS, VALUES = {}, {}
+  -- By slot width: struct's code for one slot, and the largest offset from base it holds (every
+  -- exact integer, for 8 bytes).
+  local SLOT_CODE = {[4] = 'I4', [6] = 'I6', [8] = 'I8'}
+  local SLOT = {[4] = '<I4', [6] = '<I6', [8] = '<I8'}
+  local MAX_OFFSET = {[4] = 4294967295, [6] = 281474976710655, [8] = 9007199254740992}
 
   local function ring_format(W, len)
     local f = RINGS[100 * W + len]
     if not f then
-      f = '<' .. string.rep(W == 6 and 'I6' or 'I8', len)
+      f = '<' .. string.rep(SLOT_CODE[W], len)
       if keep then RINGS[100 * W + len] = f end
     end
     return f
@@ -55,7 +63,7 @@ ALGORITHMS[1] = function()
   local function value_format(W, len)
     local f = VALUES[100 * W + len]
     if not f then
-      f = LOG_FORMAT .. string.rep(W == 6 and 'I6' or 'I8', len)
+      f = LOG_FORMAT .. string.rep(SLOT_CODE[W], len)
       if keep then VALUES[100 * W + len] = f end
     end
     return f
@@ -90,11 +98,11 @@ ALGORITHMS[1] = function()
   local POOL = {}
 
   local function load(key, it, k)
-    local W = it.extra -- 6 or 8
+    local W = it.extra -- 4, 6 or 8
     local hdr = it.hdr
     local s = k and POOL[k]
     if s then
-      s.key, s.present, s.last, s.W, s.fmt, s.size = key, false, 0, W, W == 6 and '<I6' or '<I8', 0
+      s.key, s.present, s.last, s.W, s.fmt, s.size = key, false, 0, W, SLOT[W], 0
       s.raw, s.ring, s.base, s.head, s.seq, s.len = false, false, 0, 0, 0, 0
       s.hdr, s.cur = hdr, false
       s.t, s.fits, s.reason, s.ex = 0, true, REASON_NONE, false
@@ -103,7 +111,7 @@ ALGORITHMS[1] = function()
       for i = 1, it.n do spare[i] = false end
     else
       s = {
-        key = key, present = false, last = 0, W = W, fmt = W == 6 and '<I6' or '<I8', size = 0,
+        key = key, present = false, last = 0, W = W, fmt = SLOT[W], size = 0,
         raw = false, ring = false, base = 0, head = 0, seq = 0, len = 0, hdr = hdr, cur = false,
         t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {},
       }
@@ -386,11 +394,8 @@ ALGORITHMS[1] = function()
         len = math.min(cap, math.max(needed, grown, 4))
       end
     end
-    -- A slot of 6 bytes holds offsets from base up to 2^48 - 1; one of 8, every exact integer.
-    local base, max_offset = s.base, 9007199254740992
-    if s.W == 6 then
-      max_offset = 281474976710655
-    end
+    -- A slot holds offsets from base up to MAX_OFFSET[W].
+    local base, max_offset = s.base, MAX_OFFSET[s.W]
     if now - base > max_offset then
       base = now - it.longest
     end
@@ -527,7 +532,7 @@ ALGORITHMS[1] = function()
   local function admit(key, it, t, v, len, out, b)
     local cost, W = it.cost, it.extra
     local base, head, size = v[3], v[4], v[5]
-    if t - base > (W == 6 and 281474976710655 or 9007199254740992) then
+    if t - base > MAX_OFFSET[W] then
       return nil
     end
     local cap = it.maxlimit
@@ -579,6 +584,8 @@ ALGORITHMS[1] = function()
   -- What quick reads for a value too short to be a log: a header whose latest time is before any
   -- item's fresh time (times lie within +-2^52 us), so no current state, like a missing key.
   local ABSENT = struct.pack(LOG_FORMAT, 0, -2 ^ 62, 0, 0, 0, 0)
+  -- The header as quick reads it, without seq (at SEQ_AT): a field costs struct a tenth of a call.
+  local QUICK_FORMAT, SEQ_AT = '<I4i8i8I4I4', 29
 
   -- Decides keys[from..to], all of this item, one after the other (a batch's requests that share
   -- their argument): one Lua call for them all, not one each. Returns the position of the first
@@ -591,8 +598,8 @@ ALGORITHMS[1] = function()
     end
     local W, fresh, ifp = it.extra, it.fresh, it.fp
     local limit, period, n = it.limit, it.period, it.n
-    local slot = W == 6 and '<I6' or '<I8'
-    local max_offset = W == 6 and 281474976710655 or 9007199254740992
+    local slot = SLOT[W]
+    local max_offset = MAX_OFFSET[W]
     -- Written out for the first two windows, since every Lua operation counts (one costs the
     -- server about 45 instructions; a batched denial here takes some 70 of them, 20,000
     -- instructions in all): window i has room when its ki-th most recent unit (ki = limit - cost
@@ -605,7 +612,7 @@ ALGORITHMS[1] = function()
     end
     -- Upvalues the loop uses, as locals (an upvalue costs an operation at each use).
     local reply, replied = REPLY, REPLIED
-    local sunpack, rcall, H, H1, FORMAT = sunpack, rcall, LOG_HEADER, LOG_HEADER + 1, LOG_FORMAT
+    local sunpack, rcall, H, H1 = sunpack, rcall, LOG_HEADER, LOG_HEADER + 1
     local DENIED, decoded = -1 - REASON_LIMIT, DECODED
     local seen_key, seen_value = SEEN_KEY, SEEN_VALUE
     -- Six keys or more, not one hot key: read with one MGET (a Redis call costs the server as
@@ -627,7 +634,8 @@ ALGORITHMS[1] = function()
       -- Where admit must decide the admission (a ring to make, grow or rebase): the value's
       -- header and slots as admit takes them, its ring length, and the time.
       local v, vlen, vt
-      local fp, last, base, head, size, seq = sunpack(FORMAT, rawlen >= H and raw or ABSENT)
+      -- (seq, which only an admission needs, is read then)
+      local fp, last, base, head, size = sunpack(QUICK_FORMAT, rawlen >= H and raw or ABSENT)
       local len = (rawlen - H) / W
       if fp ~= ifp or last < fresh or len % 1 ~= 0 then
         -- No current state (absent, not a log, another definition's, or from before the rule
@@ -674,7 +682,7 @@ ALGORITHMS[1] = function()
         elseif len == 0 then
           -- (a key whose decisions so far admitted nothing: the time recorded, no ring yet)
           v, vlen, vt = EMPTY, 0, t
-          v[1], v[2], v[3], v[4], v[5], v[6] = fp, last, base, head, size, seq
+          v[1], v[2], v[3], v[4], v[5], v[6] = fp, last, base, head, size, sunpack('<i8', raw, SEQ_AT)
         elseif head + cost <= len and (size + cost <= len or len == it.maxlimit) and tb <= max_offset then
           -- The common admission: the ring keeps its size (it has room, or is at the largest
           -- limit and overwrites its oldest unit, which the evaluation found outside every window
@@ -687,7 +695,7 @@ ALGORITHMS[1] = function()
           local at = LOG_HEADER + head * W
           local unit = spack(slot, tb)
           if cost > 1 then unit = string.rep(unit, cost) end
-          local value = spack(LOG_FORMAT, fp, t, base, (head + cost) % len, needed, seq + cost)
+          local value = spack(LOG_FORMAT, fp, t, base, (head + cost) % len, needed, sunpack('<i8', raw, SEQ_AT) + cost)
             .. string.sub(raw, LOG_HEADER + 1, at) .. unit .. string.sub(raw, at + cost * W + 1)
           rcall('SET', key, value, 'PX', ttl_px(it, it.longest))
           b = b + 1

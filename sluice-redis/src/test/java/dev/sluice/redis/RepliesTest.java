@@ -27,6 +27,9 @@ class RepliesTest {
       .window(5, Duration.ofSeconds(3)).window(20, Duration.ofSeconds(60)).build();
   private static final Rule LOG = Rule.builder("log").algorithm(Algorithm.SLIDING_LOG)
       .window(3, Duration.ofSeconds(10)).window(2, Duration.ofSeconds(1)).build();
+  /** The same windows and a third, of two hours, which makes the slots 6 bytes wide. */
+  private static final Rule WIDE_LOG = Rule.builder("log").algorithm(Algorithm.SLIDING_LOG)
+      .window(3, Duration.ofSeconds(10)).window(2, Duration.ofSeconds(1)).window(100, Duration.ofHours(2)).build();
 
   private static ResolvedItem item(Rule rule) {
     return new ResolvedItem(rule, "k", 1, rule.windows());
@@ -45,13 +48,16 @@ class RepliesTest {
     return b.array();
   }
 
-  /** sliding_log value with 6-byte slots: header, then the ring, oldest unit first from slot 0. */
-  private static byte[] logValue(long last, long base, int len, long... units) {
-    ByteBuffer b = buffer(36 + 6 * len).putInt(7).putLong(last).putLong(base)
+  /** sliding_log value with slots of {@code width} bytes: header, then the ring, oldest unit first from slot 0. */
+  private static byte[] logValue(int width, long last, long base, int len, long... units) {
+    ByteBuffer b = buffer(36 + width * len).putInt(7).putLong(last).putLong(base)
         .putInt(units.length % len).putInt(units.length).putLong(units.length);
     for (long u : units) {
       long rel = u - base;
-      b.putInt((int) rel).putShort((short) (rel >>> 32));
+      b.putInt((int) rel);
+      if (width == 6) {
+        b.putShort((short) (rel >>> 32));
+      }
     }
     return b.array();
   }
@@ -111,8 +117,9 @@ class RepliesTest {
 
   @Test
   void aSlidingLogValueIsCountedPerWindow() {
+    assertThat(ItemShape.logSlotWidth(10_000_000)).isEqualTo(4);
     // Units at T-9.5 s, T-0.8 s, T-0.3 s; the last two fill the 2-per-second window.
-    byte[] value = logValue(T - 300_000, T - 20_000_000, 4, T - 9_500_000, T - 800_000, T - 300_000);
+    byte[] value = logValue(4, T - 300_000, T - 20_000_000, 4, T - 9_500_000, T - 800_000, T - 300_000);
     long[] numbers = {T, tag(1, value)};
 
     Replies.Report[] r = Replies.split(reply(numbers, value), new int[] {Replies.longs(List.of(item(LOG)))});
@@ -124,6 +131,24 @@ class RepliesTest {
         new WindowState(3, 10_000, 0, 500, 9700, true),
         // 1 s: two inside; the second most recent leaves in 0.2 s, the newest in 0.7 s
         new WindowState(2, 1000, 0, 200, 700, true));
+  }
+
+  /** A window of two hours makes the slots 6 bytes wide; a base 3 hours back needs more than 4. */
+  @Test
+  void sixByteSlotsAreReadAsWideAsTheRuleMakesThem() {
+    assertThat(ItemShape.logSlotWidth(Duration.ofHours(2).toNanos() / 1000)).isEqualTo(6);
+    long base = T - Duration.ofHours(3).toNanos() / 1000;
+    byte[] value = logValue(6, T - 300_000, base, 4, T - 9_500_000, T - 800_000, T - 300_000);
+    long[] numbers = {T, tag(1, value)};
+
+    Replies.Report[] r = Replies.split(reply(numbers, value), new int[] {Replies.longs(List.of(item(WIDE_LOG)))});
+
+    ItemDecision d = Replies.decode(r[0], List.of(item(WIDE_LOG))).get(0);
+    assertThat(d.windows()).containsExactly(
+        new WindowState(3, 10_000, 0, 500, 9700, true),
+        new WindowState(2, 1000, 0, 200, 700, true),
+        // 2 h: three of 100 inside; the newest leaves in 2 h less 0.3 s
+        new WindowState(100, 7_200_000, 97, 0, 7_200_000 - 300, false));
   }
 
   @Test
