@@ -237,9 +237,10 @@ end
 --     it in this call was decided by a quick path on the same key (sliding_log reads a run of six
 --     keys or more with one MGET instead), and leaves what it read in READ_KEY and READ_VALUE, for
 --     the general path should it leave the key undecided;
---   - decides at the later of now and the value's latest time, or stops, leaving the key
---     undecided, when the value is not the rule's current state (another fingerprint, or older
---     than the item's fresh time) or the decision is not a simple one;
+--   - decides at the later of now and the value's latest time, from a fresh state (as load
+--     makes it) when the value is not the rule's current state (absent, another fingerprint, or
+--     older than the item's fresh time), or stops, leaving the key undecided, when the decision
+--     is not a simple one (a peek, for one);
 --   - reports by the key's value itself, as decided (the value read, for a denial; the value
 --     written, for an admission): writes one number, -1 - reason - 4 * (the value's length),
 --     at the next position of the report buffer, and puts the value in REPLY after the values of

@@ -109,6 +109,10 @@ ALGORITHMS[4] = function()
   -- makes of them with the memory store on every trace.
   local TAT = {}
 
+  -- The TATs of a full bucket, at v[3..], as quick reads a value's.
+  local FULL = {}
+  for i = 1, CHUNK + 2 do FULL[i] = NEVER end
+
   local function quick(keys, from, to, it, now, explicit, out, b)
     local n = it.n
     -- (one struct call reads the value: up to CHUNK windows)
@@ -117,60 +121,106 @@ ALGORITHMS[4] = function()
     end
     local size, format, ifp, fresh = HEADER + 8 * n, header_int64s(n), it.fp, it.fresh
     local interval, limit, cost = it.aux1, it.limit, it.cost
+    -- Window i denies exactly when cost overflows it (excess > 0): when its TAT is beyond
+    -- t + (L - c) * T, all integers. Written out for the first two windows, their slack in locals
+    -- (a window that is not there never denies: slack beyond any time), as sliding_log's quick
+    -- path does; windows after the second are checked from the decoded value.
+    local s1, s2 = (limit[1] - cost) * interval[1], 1 / 0
+    if n > 1 then
+      s2 = (limit[2] - cost) * interval[2]
+    end
+    -- Upvalues the loop uses, as locals (an upvalue costs an operation at each use).
+    local reply, replied = REPLY, REPLIED
+    local sunpack, rcall, DENIED = sunpack, rcall, -1 - REASON_LIMIT
+    local seen_key, seen_value = SEEN_KEY, SEEN_VALUE
+    -- Six keys or more, not one hot key: read with one MGET, the values this call writes kept
+    -- apart (see sliding_log's quick path).
+    local values, written, off
+    if to - from >= 5 and keys[from] ~= keys[from + 1] and cost > 0 and not explicit then
+      values, written, off = rcall('MGET', unpack(keys, from, to)), false, from - 1
+    end
     for r = from, to do
       local key = keys[r]
-      local raw = SEEN_KEY == key and SEEN_VALUE or rcall('GET', key) or ''
-      READ_KEY, READ_VALUE = key, raw
-      if #raw ~= size then
-        return r, b
+      local raw
+      if values then
+        raw = written and written[key] or values[r - off] or ''
+      else
+        raw = seen_key == key and seen_value or rcall('GET', key) or ''
       end
-      -- fp, last, then the TAT of window i at v[2 + i].
-      local v = {sunpack(format, raw)}
-      local last = v[2]
-      if v[1] ~= ifp or last < fresh then
-        return r, b
+      -- fp, last, then the TATs of the first two windows (a2: struct's next position if n = 1);
+      -- v: all of them, where needed.
+      local fp, last, a1, a2, v
+      if #raw == size then
+        fp, last, a1, a2 = sunpack(format, raw)
+      end
+      if fp ~= ifp or last < fresh then
+        -- No current state (absent, another size, another definition's, or from before the rule
+        -- came back): a full bucket, as load makes it.
+        last, a1, a2, v = 0, NEVER, NEVER, FULL
       end
       local t = now
       if last > t then t = last end
-      local denied = false
-      for i = 1, n do
-        if excess(v[2 + i], interval[i], limit[i], cost, t) > 0 then
-          denied = true
-          break
+      local denied = a1 > t + s1 or a2 > t + s2
+      if not denied and n > 2 then
+        v = v or {sunpack(format, raw)}
+        for i = 3, n do
+          if v[2 + i] > t + (limit[i] - cost) * interval[i] then
+            denied = true
+            break
+          end
         end
       end
       if denied then
         b = b + 1
-        out[b] = -1 - REASON_LIMIT - 4 * #raw
-        REPLIED = REPLIED + 1
-        REPLY[REPLIED] = raw
-        SEEN_KEY, SEEN_VALUE = key, raw
+        out[b] = DENIED - 4 * size
+        replied = replied + 1
+        reply[replied] = raw
+        seen_key, seen_value = key, raw
         if explicit and t > last then
           store_last(key, t)
-          SEEN_KEY = false
+          seen_key = false
         end
       elseif cost == 0 then
+        READ_KEY, READ_VALUE, REPLIED, SEEN_KEY, SEEN_VALUE = key, raw, replied, seen_key, seen_value
         return r, b
       else
-        -- Admitted: commit's TATs and TTL.
+        -- Admitted: commit's TATs and TTL (cost > 0, so each TAT ends up after t).
         local tat, need = TAT, 0
-        for i = 1, n do
-          local at = v[2 + i]
-          if at < t then at = t end
-          local x = at + cost * interval[i]
-          tat[i] = x
-          if x - t > need then need = x - t end
+        if n <= 2 then
+          if a1 < t then a1 = t end
+          tat[1] = a1 + cost * interval[1]
+          need = tat[1] - t
+          if n == 2 then
+            if a2 < t then a2 = t end
+            tat[2] = a2 + cost * interval[2]
+            if tat[2] - t > need then need = tat[2] - t end
+          end
+        else
+          if not v then
+            v = {sunpack(format, raw)}
+          end
+          for i = 1, n do
+            local at = v[2 + i]
+            if at < t then at = t end
+            local x = at + cost * interval[i]
+            tat[i] = x
+            if x - t > need then need = x - t end
+          end
         end
         local value = pack_fields(ifp, t, tat, n)
-        READ_KEY = false
         rcall('SET', key, value, 'PX', ttl_px(it, need))
         b = b + 1
         out[b] = -1 - REASON_NONE - 4 * #value
-        REPLIED = REPLIED + 1
-        REPLY[REPLIED] = value
-        SEEN_KEY, SEEN_VALUE = key, value
+        replied = replied + 1
+        reply[replied] = value
+        seen_key, seen_value = key, value
+        if values then
+          written = written or {}
+          written[key] = value
+        end
       end
     end
+    READ_KEY, REPLIED, SEEN_KEY, SEEN_VALUE = false, replied, seen_key, seen_value
     return to + 1, b
   end
 

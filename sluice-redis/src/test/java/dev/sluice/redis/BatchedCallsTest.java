@@ -25,6 +25,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -141,11 +143,15 @@ class BatchedCallsTest {
   /**
    * While the server is stopped, one call is in flight and everything else waits; when it runs
    * again, the 39 decisions that waited go as one call, in the order they were asked for: the
-   * first five of one key are admitted, and the server's clock decides them all at one instant.
+   * first three of each key are admitted, and the server's clock decides them all at one instant.
+   * The two keys alternate, so the call's quick path reads them with one {@code MGET} and must
+   * read each key's value as its own admissions left it, not as {@code MGET} found it.
    */
-  @Test
-  void decisionsThatWaitedGoAsOneCallInTheirOrder() throws Exception {
-    Rule rule = Rule.builder("batch.order").window(5, Duration.ofMinutes(1)).window(3, Duration.ofSeconds(3)).build();
+  @ParameterizedTest
+  @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET"})
+  void decisionsThatWaitedGoAsOneCallInTheirOrder(Algorithm algorithm) throws Exception {
+    Rule rule = Rule.builder("batch.order." + algorithm.configName()).algorithm(algorithm)
+        .window(5, Duration.ofMinutes(1)).window(3, Duration.ofSeconds(3)).build();
     try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix("order:").callsInFlight(1)
         .commandTimeout(Duration.ofSeconds(10)).build()) {
       store.decideSync(one(rule, "warm", 1, Request.STORE_CLOCK));
