@@ -99,11 +99,12 @@ ALGORITHMS[4] = function()
   end
 
   -- One item decided before the general path builds anything, as sliding_log.lua's quick (for
-  -- keys[from..to], all of this item): one GET, one struct call, locals; a denial writes nothing,
-  -- an admission one SET, and the report is the value itself (see "quick path" in prelude.lua),
-  -- from which the client works out each window's numbers. A key is left undecided, having
-  -- written nothing and with its value left for load, when the general path must decide it (no
-  -- current value, a peek that fits, a cost above a limit). Returns the position of the first key
+  -- keys[from..to], all of this item): one GET (or one MGET for the run), one struct call,
+  -- locals; a key with no current value is a full bucket, as load makes it; a denial writes
+  -- nothing, an admission one SET, and the report is the value itself (see "quick path" in
+  -- prelude.lua), from which the client works out each window's numbers. A key is left
+  -- undecided, having written nothing and with its value left for load, when the general path
+  -- must decide it (a peek that fits, a cost above a limit). Returns the position of the first key
   -- left undecided (to + 1 when none) and the report's last position. It decides as evaluate and
   -- commit above, and the differential tests compare its decisions and the reports the client
   -- makes of them with the memory store on every trace.
