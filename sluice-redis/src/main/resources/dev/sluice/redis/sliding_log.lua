@@ -615,13 +615,9 @@ ALGORITHMS[1] = function()
     local sunpack, rcall, H, H1 = sunpack, rcall, LOG_HEADER, LOG_HEADER + 1
     local DENIED, decoded = -1 - REASON_LIMIT, DECODED
     local seen_key, seen_value = SEEN_KEY, SEEN_VALUE
-    -- Six keys or more, not one hot key: read with one MGET (a Redis call costs the server as
-    -- much as reading five keys more in one; below six keys, building MGET's reply table eats the
-    -- gain). The values this call writes are kept apart, for a key decided again in it.
-    local values, written, off
-    if to - from >= 5 and keys[from] ~= keys[from + 1] and cost > 0 and not explicit and it.maxlimit <= decoded then
-      values, written, off = rcall('MGET', unpack(keys, from, to)), false, from - 1
-    end
+    -- The run read at once (read_run, prelude.lua) where no key of it can leave it undecided
+    -- (rings up to DECODED slots); the values this call writes, kept apart.
+    local values, written, off = it.maxlimit <= decoded and read_run(keys, from, to, it, explicit), false, from - 1
     for r = from, to do
       local key = keys[r]
       local raw

@@ -134,12 +134,8 @@ ALGORITHMS[4] = function()
     local reply, replied = REPLY, REPLIED
     local sunpack, rcall, DENIED = sunpack, rcall, -1 - REASON_LIMIT
     local seen_key, seen_value = SEEN_KEY, SEEN_VALUE
-    -- Six keys or more, not one hot key: read with one MGET, the values this call writes kept
-    -- apart (see sliding_log's quick path).
-    local values, written, off
-    if to - from >= 5 and keys[from] ~= keys[from + 1] and cost > 0 and not explicit then
-      values, written, off = rcall('MGET', unpack(keys, from, to)), false, from - 1
-    end
+    -- The run read at once (read_run, prelude.lua); the values this call writes, kept apart.
+    local values, written, off = read_run(keys, from, to, it, explicit), false, from - 1
     for r = from, to do
       local key = keys[r]
       local raw
@@ -185,28 +181,17 @@ ALGORITHMS[4] = function()
         READ_KEY, READ_VALUE, REPLIED, SEEN_KEY, SEEN_VALUE = key, raw, replied, seen_key, seen_value
         return r, b
       else
-        -- Admitted: commit's TATs and TTL (cost > 0, so each TAT ends up after t).
+        -- Admitted: commit's TATs and TTL (the first two windows' TATs from a1 and a2).
         local tat, need = TAT, 0
-        if n <= 2 then
-          if a1 < t then a1 = t end
-          tat[1] = a1 + cost * interval[1]
-          need = tat[1] - t
-          if n == 2 then
-            if a2 < t then a2 = t end
-            tat[2] = a2 + cost * interval[2]
-            if tat[2] - t > need then need = tat[2] - t end
-          end
-        else
-          if not v then
-            v = {sunpack(format, raw)}
-          end
-          for i = 1, n do
-            local at = v[2 + i]
-            if at < t then at = t end
-            local x = at + cost * interval[i]
-            tat[i] = x
-            if x - t > need then need = x - t end
-          end
+        if n > 2 and not v then
+          v = {sunpack(format, raw)}
+        end
+        for i = 1, n do
+          local at = i == 1 and a1 or i == 2 and a2 or v[2 + i]
+          if at < t then at = t end
+          local x = at + cost * interval[i]
+          tat[i] = x
+          if x - t > need then need = x - t end
         end
         local value = pack_fields(ifp, t, tat, n)
         rcall('SET', key, value, 'PX', ttl_px(it, need))
