@@ -8,6 +8,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
+import dev.sluice.server.envoy.GrpcErrors;
 import dev.sluice.server.http.HttpApi;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -41,6 +42,7 @@ public final class SluiceServer implements AutoCloseable {
     new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, b.adminToken).bind(sb);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
+        .exceptionHandler(new GrpcErrors())
         .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains()))
         .addService(ProtoReflectionServiceV1.newInstance())
         .build());
