@@ -66,7 +66,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     try {
       plan = plan(request);
     } catch (IllegalArgumentException e) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+      out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(e, "the request is not valid"))
+          .asRuntimeException());
       return;
     }
     if (plan.items.isEmpty()) {
@@ -90,7 +91,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
         try {
           again = plan(plan.request);
         } catch (IllegalArgumentException e) {
-          out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+          out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(e, "the request is not valid"))
+              .asRuntimeException());
           return;
         }
         if (again.items.isEmpty()) {
