@@ -33,6 +33,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.server.DecisionJson;
+import dev.sluice.server.StoreHealth;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -87,14 +88,18 @@ public final class HttpApi {
   private final byte[] adminToken;
   private final long readyTimeoutMillis;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
+  private final StoreHealth storeHealth;
 
   /**
    * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
    * @param maxBodyBytes the largest request body accepted
    * @param adminToken if not null, {@code /v1/reset} requires {@code Authorization: Bearer <token>}
+   * @param storeHealth the outcomes of the limiter's store calls, for {@code /readyz}; if null,
+   *     readiness rests on the store's ping alone
    */
   public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, int maxKeyBytes,
-      long maxBodyBytes, String adminToken) {
+      long maxBodyBytes, String adminToken, StoreHealth storeHealth) {
+    this.storeHealth = storeHealth;
     this.limiter = limiter;
     this.config = config;
     this.prometheus = prometheus;
@@ -277,7 +282,21 @@ public final class HttpApi {
         })));
   }
 
+  /**
+   * 200 while the store answers: its calls are not failing (a store may answer PING and fail
+   * every decision: Redis out of memory) and it answers a ping within the timeout.
+   */
   private CompletionStage<HttpResponse> ready() {
+    StoreHealth.Status health = storeHealth == null ? null : storeHealth.status();
+    if (health != null && health.failing()) {
+      return CompletableFuture.completedFuture(json(HttpStatus.SERVICE_UNAVAILABLE, write(g -> {
+        g.writeStartObject();
+        g.writeStringField("status", "store failing");
+        g.writeStringField("message", "the store's last " + health.failedCalls() + " calls failed, over "
+            + health.failingFor().toMillis() + " ms; decisions follow each rule's failure mode");
+        g.writeEndObject();
+      })));
+    }
     return limiter.ping().toCompletableFuture().orTimeout(readyTimeoutMillis, TimeUnit.MILLISECONDS)
         .handle((ok, err) -> Boolean.TRUE.equals(ok) && err == null
             ? json(HttpStatus.OK, "{\"status\":\"ready\"}")
