@@ -44,7 +44,16 @@ class HttpApiBadInputTest {
 
   /** A message for a client: it names what was wrong, never the classes or settings underneath. */
   static void assertNamesNoInternals(String message) {
-    assertThat(message).doesNotContain("com.", "io.", "java.", "Exception", "`", "\tat ");
+    assertThat(message).doesNotContain("`");
+    assertNamesNoLibrary(message);
+  }
+
+  /**
+   * As {@link #assertNamesNoInternals}, but for messages that may echo random input: a lone
+   * {@code `} may be the client's own.
+   */
+  static void assertNamesNoLibrary(String message) {
+    assertThat(message).doesNotContain("com.", "io.", "java.", "Exception", "\tat ");
     assertThat(message.toLowerCase(java.util.Locale.ROOT)).doesNotContain("jackson", "armeria", "netty",
         "streamreadconstraints", "jsonnode", "deserializationfeature", "jsonreadfeature");
   }
