@@ -8,6 +8,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
+import dev.sluice.server.envoy.GrpcErrors;
 import dev.sluice.server.http.HttpApi;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -38,9 +39,11 @@ public final class SluiceServer implements AutoCloseable {
     // decisions per second (docs/service.md, "Performance notes").
     // The Server header tells anyone which HTTP library and version answer.
     sb.disableServerHeader();
-    new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, b.adminToken).bind(sb);
+    new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, b.adminToken, b.storeHealth)
+        .bind(sb);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
+        .exceptionHandler(new GrpcErrors())
         .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains()))
         .addService(ProtoReflectionServiceV1.newInstance())
         .build());
@@ -82,6 +85,7 @@ public final class SluiceServer implements AutoCloseable {
     private int maxKeyBytes = Sluice.DEFAULT_MAX_KEY_BYTES;
     private long maxBodyBytes = 64 * 1024;
     private String adminToken;
+    private StoreHealth storeHealth;
     private Duration drainQuietPeriod = Duration.ofMillis(500);
     private Duration drainTimeout = Duration.ofSeconds(15);
 
@@ -136,6 +140,12 @@ public final class SluiceServer implements AutoCloseable {
     /** If set, {@code POST /v1/reset} requires {@code Authorization: Bearer <token>}. */
     public Builder adminToken(String t) {
       this.adminToken = t;
+      return this;
+    }
+
+    /** The outcomes of the limiter's store calls (a listener of the limiter), for {@code /readyz}. */
+    public Builder storeHealth(StoreHealth h) {
+      this.storeHealth = h;
       return this;
     }
 

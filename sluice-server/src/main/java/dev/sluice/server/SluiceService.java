@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
+import dev.sluice.Ticker;
 import dev.sluice.config.ConfigException;
 import dev.sluice.spi.Store;
 import dev.sluice.server.config.ConfigReloader;
@@ -114,8 +115,9 @@ public final class SluiceService implements AutoCloseable {
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
+    StoreHealth health = new StoreHealth(Ticker.system());
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
-        .listener(new DegradedDecisionLog()).build();
+        .listener(health).listener(new DegradedDecisionLog()).build();
     ConfigReloader reloader;
     try {
       reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC());
@@ -127,7 +129,7 @@ public final class SluiceService implements AutoCloseable {
     SluiceServer server;
     try {
       server = SluiceServer.builder().limiter(limiter).config(reloader).prometheus(registry).host(s.host())
-          .port(s.port()).adminToken(s.adminToken()).maxKeyBytes(Sluice.DEFAULT_MAX_KEY_BYTES)
+          .port(s.port()).adminToken(s.adminToken()).maxKeyBytes(Sluice.DEFAULT_MAX_KEY_BYTES).storeHealth(health)
           .drain(Duration.ofMillis(Math.min(500, s.drainTimeout().toMillis())), s.drainTimeout()).build().start();
     } catch (RuntimeException e) {
       reloader.close();

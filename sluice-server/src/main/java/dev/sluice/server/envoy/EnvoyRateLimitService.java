@@ -7,6 +7,7 @@ import dev.sluice.ItemDecision;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.WindowState;
+import dev.sluice.server.http.ClientMessages;
 import dev.sluice.server.http.RateLimitHeaders;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -65,7 +66,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     try {
       plan = plan(request);
     } catch (IllegalArgumentException e) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+      out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(e, "the request is not valid"))
+          .asRuntimeException());
       return;
     }
     if (plan.items.isEmpty()) {
@@ -89,7 +91,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
         try {
           again = plan(plan.request);
         } catch (IllegalArgumentException e) {
-          out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+          out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(e, "the request is not valid"))
+              .asRuntimeException());
           return;
         }
         if (again.items.isEmpty()) {
@@ -98,7 +101,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
           decide(again, out, false);
         }
       } else if (cause instanceof IllegalArgumentException || cause instanceof ArithmeticException) {
-        out.onError(Status.INVALID_ARGUMENT.withDescription(cause.getMessage()).asRuntimeException());
+        out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(cause, "the request is not valid"))
+            .asRuntimeException());
       } else {
         LOG.warn("rate limit decision failed: {}", cause.toString());
         out.onError(Status.UNAVAILABLE.withDescription("the decision failed").asRuntimeException());

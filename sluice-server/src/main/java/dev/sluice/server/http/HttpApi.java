@@ -14,6 +14,9 @@ import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.RequestHeaders;
 import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.common.ResponseHeadersBuilder;
+import com.linecorp.armeria.common.encoding.StreamDecoder;
+import com.linecorp.armeria.common.encoding.StreamDecoderFactory;
+import com.linecorp.armeria.common.util.CompositeException;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.HttpStatusException;
 import com.linecorp.armeria.server.RoutingContext;
@@ -21,6 +24,7 @@ import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceConfig;
 import com.linecorp.armeria.server.ServiceRequestContext;
+import com.linecorp.armeria.server.encoding.DecodingService;
 import dev.sluice.Decision;
 import dev.sluice.Item;
 import dev.sluice.KeyOverride;
@@ -29,15 +33,19 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.server.DecisionJson;
+import dev.sluice.server.StoreHealth;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.compression.DecompressionException;
 import io.netty.util.AsciiString;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -59,6 +67,19 @@ public final class HttpApi {
   private static final AsciiString POLICY = HttpHeaderNames.of(RateLimitHeaders.POLICY);
   private static final AsciiString RATELIMIT = HttpHeaderNames.of(RateLimitHeaders.RATELIMIT);
 
+  /** "x-gzip" is gzip (RFC 9110, 8.4.1.3). */
+  private static final StreamDecoderFactory X_GZIP = new StreamDecoderFactory() {
+    @Override
+    public String encodingHeaderValue() {
+      return "x-gzip";
+    }
+
+    @Override
+    public StreamDecoder newDecoder(ByteBufAllocator alloc, int maxLength) {
+      return StreamDecoderFactory.gzip().newDecoder(alloc, maxLength);
+    }
+  };
+
   private final RateLimiter limiter;
   private final ConfigReloader config;
   private final PrometheusMeterRegistry prometheus;
@@ -67,14 +88,18 @@ public final class HttpApi {
   private final byte[] adminToken;
   private final long readyTimeoutMillis;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
+  private final StoreHealth storeHealth;
 
   /**
    * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
    * @param maxBodyBytes the largest request body accepted
    * @param adminToken if not null, {@code /v1/reset} requires {@code Authorization: Bearer <token>}
+   * @param storeHealth the outcomes of the limiter's store calls, for {@code /readyz}; if null,
+   *     readiness rests on the store's ping alone
    */
   public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, int maxKeyBytes,
-      long maxBodyBytes, String adminToken) {
+      long maxBodyBytes, String adminToken, StoreHealth storeHealth) {
+    this.storeHealth = storeHealth;
     this.limiter = limiter;
     this.config = config;
     this.prometheus = prometheus;
@@ -86,14 +111,22 @@ public final class HttpApi {
 
   /** Binds the API's routes and its error rendering. */
   public void bind(ServerBuilder sb) {
-    sb.route().post("/v1/acquire").maxRequestLength(maxBodyBytes).build(body(this::acquire));
-    sb.route().post("/v1/reset").maxRequestLength(maxBodyBytes).build(body(this::reset));
+    // A body sent with Content-Encoding gzip or deflate is decoded before it is read, and the
+    // limit applies to what it decodes to (the decoder stops there: a small bomb cannot grow
+    // into memory). Without the header, the body passes through untouched.
+    var decoding = DecodingService.newDecorator(StreamDecoderFactory.gzip(), X_GZIP, StreamDecoderFactory.deflate());
+    sb.route().post("/v1/acquire").maxRequestLength(maxBodyBytes).decorator(decoding).build(body(this::acquire));
+    sb.route().post("/v1/reset").maxRequestLength(maxBodyBytes).decorator(decoding).build(body(this::reset));
     sb.route().get("/v1/rules").build((ctx, req) -> json(HttpStatus.OK, rulesJson()));
     sb.route().get("/metrics").build((ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), prometheus.scrape()));
     sb.route().get("/healthz").build((ctx, req) -> json(HttpStatus.OK, "{\"status\":\"ok\"}"));
     sb.route().get("/readyz").build((ctx, req) -> HttpResponse.of(ready()));
     sb.errorHandler(new ErrorRenderer());
+    // Armeria reports every 10 s, with its whole stack trace, each exception that no logging
+    // decorator saw — a client's body over the limit among them: 40 lines for a 400. The API
+    // answers those itself and logs what is worth a line (failure()).
+    sb.unloggedExceptionsReportInterval(Duration.ZERO);
   }
 
   private interface BodyHandler {
@@ -129,6 +162,12 @@ public final class HttpApi {
 
   private HttpResponse handle(BodyHandler h, ServiceRequestContext ctx, AggregatedHttpRequest agg) {
     try {
+      String encoding = agg.headers().get(HttpHeaderNames.CONTENT_ENCODING);
+      if (encoding != null && !encoding.strip().equalsIgnoreCase("identity")) {
+        // The decoder took the encodings it reads off the request: this one is another.
+        throw new ApiException(415, "unsupported_encoding", "Content-Encoding '" + clip(encoding)
+            + "' is not read here; send the body as it is, or with gzip or deflate");
+      }
       return h.handle(ctx, agg);
     } catch (ApiException e) {
       return error(e);
@@ -148,18 +187,31 @@ public final class HttpApi {
 
   private HttpResponse failure(Throwable t) {
     Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    // A body that fails to decode fails the request with several exceptions at once.
+    if (c instanceof CompositeException composite) {
+      for (Throwable e : composite.getExceptions()) {
+        if (e instanceof DecompressionException || e instanceof ContentTooLargeException) {
+          c = e;
+          break;
+        }
+      }
+    }
     if (c instanceof HttpStatusException h && h.httpStatus() != HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
       return errorResponse(h.httpStatus()).toHttpResponse();
     }
     if (c instanceof ContentTooLargeException || c instanceof HttpStatusException) {
-      return error(ApiException.badRequest("body_too_large",
-          "the request body is larger than " + maxBodyBytes + " bytes"));
+      return bodyTooLarge().toHttpResponse();
     }
     if (c instanceof ApiException a) {
       return error(a);
     }
+    if (c instanceof DecompressionException) {
+      return error(ApiException.badRequest("malformed_body",
+          "the request body is not valid data of its Content-Encoding (gzip or deflate)"));
+    }
     if (c instanceof IllegalArgumentException || c instanceof ArithmeticException) {
-      return error(ApiException.badRequest("invalid_request", String.valueOf(c.getMessage())));
+      // The limiter's own checks (an unknown rule after a reload...) speak to the client.
+      return error(ApiException.badRequest("invalid_request", ClientMessages.of(c, "the request is not valid")));
     }
     if (c instanceof java.io.IOException || c instanceof com.linecorp.armeria.common.ClosedSessionException
         || c instanceof com.linecorp.armeria.common.stream.ClosedStreamException
@@ -192,11 +244,28 @@ public final class HttpApi {
     return HttpResponse.of(h.build(), DecisionJson.httpBody(d));
   }
 
+  /**
+   * The token of {@code Authorization: Bearer <token>}, or null. The scheme is matched in any
+   * letter case (RFC 7235, 2.1), and spaces around the token are not part of it.
+   */
+  static String bearerToken(String authorization) {
+    if (authorization == null) {
+      return null;
+    }
+    String a = authorization.strip();
+    int space = a.indexOf(' ');
+    if (space < 0 || !a.substring(0, space).equalsIgnoreCase("Bearer")) {
+      return null;
+    }
+    String token = a.substring(space + 1).strip();
+    return token.isEmpty() ? null : token;
+  }
+
   private HttpResponse reset(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
     if (adminToken != null) {
-      String auth = req.headers().get("authorization");
-      byte[] given = auth != null && auth.startsWith("Bearer ")
-          ? auth.substring(7).trim().getBytes(StandardCharsets.UTF_8) : new byte[0];
+      String token = bearerToken(req.headers().get(HttpHeaderNames.AUTHORIZATION));
+      byte[] given = token == null ? new byte[0] : token.getBytes(StandardCharsets.UTF_8);
+      // Constant time in the token's content: a wrong guess says nothing of how close it was.
       if (!MessageDigest.isEqual(given, adminToken)) {
         throw new ApiException(401, "unauthorized", "/v1/reset needs 'Authorization: Bearer <admin token>'");
       }
@@ -213,7 +282,21 @@ public final class HttpApi {
         })));
   }
 
+  /**
+   * 200 while the store answers: its calls are not failing (a store may answer PING and fail
+   * every decision: Redis out of memory) and it answers a ping within the timeout.
+   */
   private CompletionStage<HttpResponse> ready() {
+    StoreHealth.Status health = storeHealth == null ? null : storeHealth.status();
+    if (health != null && health.failing()) {
+      return CompletableFuture.completedFuture(json(HttpStatus.SERVICE_UNAVAILABLE, write(g -> {
+        g.writeStartObject();
+        g.writeStringField("status", "store failing");
+        g.writeStringField("message", "the store's last " + health.failedCalls() + " calls failed, over "
+            + health.failingFor().toMillis() + " ms; decisions follow each rule's failure mode");
+        g.writeEndObject();
+      })));
+    }
     return limiter.ping().toCompletableFuture().orTimeout(readyTimeoutMillis, TimeUnit.MILLISECONDS)
         .handle((ok, err) -> Boolean.TRUE.equals(ok) && err == null
             ? json(HttpStatus.OK, "{\"status\":\"ready\"}")
@@ -367,7 +450,7 @@ public final class HttpApi {
   /** The API's error for a status Armeria decided (unknown path, wrong method, body too large...). */
   private AggregatedHttpResponse errorResponse(HttpStatus status) {
     if (status == HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
-      return errorResponse(400, "body_too_large", "the request body is larger than " + maxBodyBytes + " bytes");
+      return bodyTooLarge();
     }
     String code = switch (status.code()) {
       case 400 -> "bad_request";
@@ -380,5 +463,15 @@ public final class HttpApi {
     };
     String message = status.reasonPhrase().toLowerCase(java.util.Locale.ROOT);
     return errorResponse(status.code(), code, message);
+  }
+
+  private AggregatedHttpResponse bodyTooLarge() {
+    LOG.debug("a request body over {} bytes was refused", maxBodyBytes);
+    return errorResponse(400, "body_too_large", "the request body is larger than " + maxBodyBytes + " bytes");
+  }
+
+  /** Echoes a header in a message without letting it grow the message without bound. */
+  private static String clip(String s) {
+    return s.length() <= 64 ? s : s.substring(0, 64) + "...";
   }
 }

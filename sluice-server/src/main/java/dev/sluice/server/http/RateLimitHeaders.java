@@ -3,15 +3,16 @@ package dev.sluice.server.http;
 import dev.sluice.Decision;
 import dev.sluice.ItemDecision;
 import dev.sluice.WindowState;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The response fields of the IETF draft "RateLimit header fields for HTTP"
- * (draft-ietf-httpapi-ratelimit-headers, structured-field syntax): one quota policy per window of
- * every enforced item,
+ * (draft-ietf-httpapi-ratelimit-headers, structured-field syntax): one quota policy per window,
  *
  * <pre>
  * RateLimit-Policy: "auth.createToken.60s";q=20;w=60, "auth.createToken.3s";q=5;w=3
@@ -20,9 +21,24 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A policy is named after its rule and its window's period; {@code q} is the window's limit,
  * {@code w} its period in whole seconds (rounded up), {@code r} the units remaining and {@code t}
- * the seconds (rounded up) until the window is back to its full limit. When one rule appears
- * with several keys in a request, each carries its key as the draft's partition key
- * {@code pk}. Shadow items are not announced: they limit nothing.
+ * the seconds (rounded up) until the window is back to its full limit. Shadow items are not
+ * announced: they limit nothing.
+ *
+ * <p>The two fields are bounded: a request may hold 100 items, and a field line that grows with
+ * them is one that clients refuse to read (curl, Python's {@code http.client} and Node stop at
+ * 64 KB or less, proxies at 4–8 KB), after the quota was consumed. So:
+ * <ul>
+ *   <li>No partition key ({@code pk}): the keys of one rule share its policies, and a policy is
+ *       reported once, with the state of the key that has the least room. Keys are the caller's
+ *       data (user ids, addresses, Envoy descriptor values), not for a response header to pass on,
+ *       and a 512-byte key is 684 bytes of base64 per window.
+ *   <li>The draft lets a server announce a subset of its policies: the windows that denied come
+ *       first, always; then the others, tightest first (least remaining relative to the limit),
+ *       while both values together stay within {@link #BUDGET_BYTES}.
+ *   <li>Denying windows alone may pass the budget, up to {@link #MAX_BYTES}; past that (about 25
+ *       distinct denying windows of the longest rule names) the rest are left to the body, which
+ *       always explains every window.
+ * </ul>
  *
  * <p>An instance remembers the policy of each rule's windows: it changes only with the
  * configuration, so that answering a decision builds the {@code RateLimit} field alone.
@@ -31,6 +47,12 @@ public final class RateLimitHeaders {
   public static final String POLICY = "ratelimit-policy";
   public static final String RATELIMIT = "ratelimit";
   public static final String RETRY_AFTER = "retry-after";
+
+  /** The most bytes the two values take together, but for windows that denied. */
+  public static final int BUDGET_BYTES = 4096;
+
+  /** The most bytes the two values take together, whatever denied. */
+  public static final int MAX_BYTES = 8192;
 
   /** Rules remembered at most; past it the cache starts again (reloads may rename rules forever). */
   private static final int MAX_RULES = 4096;
@@ -43,11 +65,11 @@ public final class RateLimitHeaders {
   }
 
   /**
-   * The policy of one rule's windows: the field value, and each window's quoted name for the
-   * {@code RateLimit} field. A rule with overrides has a policy per distinct set of windows,
-   * chained through {@code next}.
+   * The policy of one rule's windows: each window's policy list member, its quoted name for the
+   * {@code RateLimit} field, and the whole field value. A rule with overrides has a policy per
+   * distinct set of windows, chained through {@code next}.
    */
-  private record Policy(long[] limits, long[] periods, String[] names, String text, Policy next) {
+  private record Policy(long[] limits, long[] periods, String[] names, String[] members, String text, Policy next) {
     boolean matches(List<WindowState> ws) {
       if (ws.size() != limits.length) {
         return false;
@@ -71,44 +93,92 @@ public final class RateLimitHeaders {
       if (it.shadow() || it.windows().isEmpty()) {
         return new Values("", "");
       }
+      // The common case, one item whose windows all fit: the remembered policy as it is.
       Policy p = policy(it);
-      StringBuilder limit = new StringBuilder(p.text.length());
-      appendRateLimit(limit, p, it, "");
-      return new Values(p.text, limit.toString());
+      if (p.text.length() <= BUDGET_BYTES / 2) {
+        StringBuilder limit = new StringBuilder(p.text.length());
+        appendRateLimit(limit, p, it);
+        if (p.text.length() + limit.length() <= BUDGET_BYTES) {
+          return new Values(p.text, limit.toString());
+        }
+      }
     }
-    StringBuilder policy = new StringBuilder();
-    StringBuilder limit = new StringBuilder();
-    for (int i = 0; i < items.size(); i++) {
-      ItemDecision it = items.get(i);
+    return selected(items);
+  }
+
+  /** One window of the answer: its policy member, and the state that stands for its keys. */
+  private static final class Entry {
+    final String member;
+    final String name;
+    WindowState state;
+    final int order;
+
+    Entry(String member, String name, WindowState state, int order) {
+      this.member = member;
+      this.name = name;
+      this.state = state;
+      this.order = order;
+    }
+
+    /** Whether {@code w} leaves a client less room than the state kept so far. */
+    boolean tighter(WindowState w) {
+      if (w.exceeded() != state.exceeded()) {
+        return w.exceeded();
+      }
+      if (w.remaining() != state.remaining()) {
+        return w.remaining() < state.remaining();
+      }
+      return w.resetAfterMs() > state.resetAfterMs();
+    }
+
+    double room() {
+      return state.limit() <= 0 ? 0 : (double) Math.max(0, state.remaining()) / state.limit();
+    }
+
+    String rateLimit() {
+      return name + ";r=" + Math.max(0, state.remaining()) + ";t=" + ceilSeconds(state.resetAfterMs());
+    }
+  }
+
+  /** The windows of every enforced item, one per policy, chosen and bounded as the class says. */
+  private Values selected(List<ItemDecision> items) {
+    Map<String, Entry> byMember = new LinkedHashMap<>();
+    for (ItemDecision it : items) {
       if (it.shadow() || it.windows().isEmpty()) {
         continue;
       }
       Policy p = policy(it);
-      String pk = sharesRule(items, i)
-          ? ";pk=:" + Base64.getEncoder().encodeToString(it.key().getBytes(StandardCharsets.UTF_8)) + ":"
-          : "";
-      if (policy.length() > 0) {
+      List<WindowState> ws = it.windows();
+      for (int i = 0; i < ws.size(); i++) {
+        Entry e = byMember.get(p.members[i]);
+        if (e == null) {
+          byMember.put(p.members[i], new Entry(p.members[i], p.names[i], ws.get(i), byMember.size()));
+        } else if (e.tighter(ws.get(i))) {
+          e.state = ws.get(i);
+        }
+      }
+    }
+    List<Entry> entries = new ArrayList<>(byMember.values());
+    entries.sort(Comparator.comparing((Entry e) -> !e.state.exceeded())
+        .thenComparingDouble(e -> e.state.exceeded() ? 0 : e.room())
+        .thenComparingInt(e -> e.order));
+    StringBuilder policy = new StringBuilder();
+    StringBuilder limit = new StringBuilder();
+    for (Entry e : entries) {
+      String r = e.rateLimit();
+      int sep = policy.length() == 0 ? 0 : 2;
+      int size = policy.length() + limit.length() + 2 * sep + e.member.length() + r.length();
+      if (size > (e.state.exceeded() ? MAX_BYTES : BUDGET_BYTES)) {
+        continue;
+      }
+      if (sep > 0) {
         policy.append(", ");
+        limit.append(", ");
       }
-      if (pk.isEmpty()) {
-        policy.append(p.text);
-      } else {
-        appendPolicy(policy, p.names, p.limits, p.periods, pk);
-      }
-      appendRateLimit(limit, p, it, pk);
+      policy.append(e.member);
+      limit.append(r);
     }
     return new Values(policy.toString(), limit.toString());
-  }
-
-  /** Whether another enforced item of {@code items} has the rule of item {@code i}. */
-  private static boolean sharesRule(List<ItemDecision> items, int i) {
-    String rule = items.get(i).rule();
-    for (int j = 0; j < items.size(); j++) {
-      if (j != i && !items.get(j).shadow() && items.get(j).rule().equals(rule)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private Policy policy(ItemDecision it) {
@@ -122,16 +192,17 @@ public final class RateLimitHeaders {
     long[] limits = new long[ws.size()];
     long[] periods = new long[ws.size()];
     String[] names = new String[ws.size()];
+    String[] members = new String[ws.size()];
     for (int i = 0; i < ws.size(); i++) {
       limits[i] = ws.get(i).limit();
       periods[i] = ws.get(i).periodMs();
       names[i] = sfString(it.rule() + "." + periodLabel(periods[i]));
+      members[i] = names[i] + ";q=" + limits[i] + ";w=" + ceilSeconds(periods[i]);
     }
-    StringBuilder text = new StringBuilder();
-    appendPolicy(text, names, limits, periods, "");
+    String text = String.join(", ", members);
     // A rule has a policy per override at most: a long chain means the windows changed with
     // reloads, and the old ones are dropped.
-    Policy p = new Policy(limits, periods, names, text.toString(), chainLength(first) < 8 ? first : null);
+    Policy p = new Policy(limits, periods, names, members, text, chainLength(first) < 8 ? first : null);
     if (policies.size() >= MAX_RULES) {
       policies.clear();
     }
@@ -147,16 +218,7 @@ public final class RateLimitHeaders {
     return n;
   }
 
-  private static void appendPolicy(StringBuilder b, String[] names, long[] limits, long[] periods, String pk) {
-    for (int i = 0; i < names.length; i++) {
-      if (i > 0) {
-        b.append(", ");
-      }
-      b.append(names[i]).append(";q=").append(limits[i]).append(";w=").append(ceilSeconds(periods[i])).append(pk);
-    }
-  }
-
-  private static void appendRateLimit(StringBuilder b, Policy p, ItemDecision it, String pk) {
+  private static void appendRateLimit(StringBuilder b, Policy p, ItemDecision it) {
     List<WindowState> ws = it.windows();
     for (int i = 0; i < ws.size(); i++) {
       WindowState w = ws.get(i);
@@ -164,7 +226,7 @@ public final class RateLimitHeaders {
         b.append(", ");
       }
       b.append(p.names[i]).append(";r=").append(Math.max(0, w.remaining()))
-          .append(";t=").append(ceilSeconds(w.resetAfterMs())).append(pk);
+          .append(";t=").append(ceilSeconds(w.resetAfterMs()));
     }
   }
 

@@ -1,17 +1,22 @@
 package dev.sluice.server.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import dev.sluice.Item;
 import dev.sluice.Request;
 import dev.sluice.RuleSet;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -49,10 +54,13 @@ final class RequestJson {
       throw ApiException.badRequest("malformed_json", "the request body is empty; expected a JSON object");
     }
     JsonNode n;
-    try (JsonParser p = JSON.getFactory().createParser(body)) {
+    JsonParser p = null;
+    try {
+      p = JSON.getFactory().createParser(body);
       n = JSON.readTree(p);
+      p.close();
     } catch (JsonProcessingException e) {
-      throw ApiException.badRequest("malformed_json", "the request body is not valid JSON: " + e.getOriginalMessage());
+      throw malformed(e, p);
     } catch (IOException | RuntimeException e) {
       throw ApiException.badRequest("malformed_json", "the request body is not valid JSON");
     }
@@ -61,6 +69,65 @@ final class RequestJson {
           "the request body must be a JSON object, was " + (n == null ? "empty" : typeName(n)));
     }
     return n;
+  }
+
+  /**
+   * What is wrong with a body the JSON parser refused, in the API's words: the parser's own
+   * messages name its classes and settings ({@code StreamReadConstraints.getMaxNumberLength()},
+   * {@code JsonNode}), which mean nothing to a client. The kind of mistake is told from the
+   * exception's type, and for the few kinds that share one, from its message.
+   */
+  static ApiException malformed(JsonProcessingException e, JsonParser p) {
+    String m = String.valueOf(e.getOriginalMessage());
+    String at = at(e.getLocation() != null ? e.getLocation() : p == null ? null : p.currentLocation());
+    if (m.contains("Invalid UTF-8") || m.contains("Invalid UTF-32") || e.getCause() instanceof CharConversionException) {
+      return ApiException.badRequest("malformed_json", "the request body is not valid UTF-8" + at);
+    }
+    String field = currentField(p);
+    String in = field == null ? "" : " in '" + clip(field) + "'";
+    String what;
+    if (e instanceof StreamConstraintsException) {
+      if (m.startsWith("Number")) {
+        what = "a number" + in + " has more than " + LIMITS.getMaxNumberLength() + " characters";
+      } else if (m.contains("nesting depth")) {
+        what = "values are nested more than " + LIMITS.getMaxNestingDepth() + " deep";
+      } else if (m.startsWith("String")) {
+        what = "a string" + in + " is longer than " + LIMITS.getMaxStringLength() + " characters";
+      } else {
+        what = "it is larger than the API reads";
+      }
+    } else if (e instanceof JsonEOFException) {
+      what = "it ends before the JSON value does";
+    } else if (e instanceof MismatchedInputException || m.startsWith("Unexpected close marker")) {
+      // Read as a tree, one value is the whole body: anything after it is this mistake.
+      what = "more data follows the JSON value";
+    } else if (m.startsWith("Duplicate field")) {
+      what = "field '" + clip(quoted(m)) + "' appears twice";
+    } else {
+      what = "unexpected input";
+    }
+    return ApiException.badRequest("malformed_json", "the request body is not valid JSON: " + what + at);
+  }
+
+  /** " (line L, column C)" of the mistake, when the parser knows it. */
+  private static String at(JsonLocation l) {
+    return l == null || l.getLineNr() < 1 ? "" : " (line " + l.getLineNr() + ", column " + l.getColumnNr() + ")";
+  }
+
+  /** The name of the field whose value the parser was reading, if any. */
+  private static String currentField(JsonParser p) {
+    try {
+      return p == null ? null : p.currentName();
+    } catch (IOException | RuntimeException ignored) {
+      return null;
+    }
+  }
+
+  /** The text between the first and the last {@code '} of {@code m}. */
+  private static String quoted(String m) {
+    int a = m.indexOf('\'');
+    int b = m.lastIndexOf('\'');
+    return a >= 0 && b > a ? m.substring(a + 1, b) : "?";
   }
 
   /**
@@ -256,6 +323,13 @@ final class RequestJson {
     if (key.isEmpty()) {
       throw ApiException.badRequest("invalid_key", "'" + at + "key' must not be empty");
     }
+    int lone = loneSurrogate(key);
+    if (lone >= 0) {
+      // JSON can say "\ud800", which is no character: it has no UTF-8 form, so no key is made of it.
+      throw ApiException.badRequest("invalid_key", "'" + at + "key' has a lone surrogate (U+"
+          + Integer.toHexString(key.charAt(lone)).toUpperCase(java.util.Locale.ROOT) + ") at index " + lone
+          + "; a key must be valid Unicode");
+    }
     if (key.length() * 3L <= maxKeyBytes) {
       // A char is at most 3 bytes of UTF-8 (a surrogate pair is 4 for 2 chars): it fits.
       return;
@@ -265,6 +339,19 @@ final class RequestJson {
       throw ApiException.badRequest("invalid_key",
           "'" + at + "key' is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes);
     }
+  }
+
+  /** The index of the first surrogate of {@code s} that is not half of a pair, or -1. */
+  static int loneSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static void onlyFields(JsonNode n, String at, Set<String> allowed) throws ApiException {

@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,14 +38,31 @@ class HttpApiBadInputTest {
     JsonNode e = JSON.readTree(r.body()).get("error");
     assertThat(e.get("code").asText()).isEqualTo(code);
     assertThat(e.get("message").asText()).isNotBlank().doesNotContain("Exception").doesNotContain("\tat ");
+    assertNamesNoInternals(e.get("message").asText());
     return e;
+  }
+
+  /** A message for a client: it names what was wrong, never the classes or settings underneath. */
+  static void assertNamesNoInternals(String message) {
+    assertThat(message).doesNotContain("`");
+    assertNamesNoLibrary(message);
+  }
+
+  /**
+   * As {@link #assertNamesNoInternals}, but for messages that may echo random input: a lone
+   * {@code `} may be the client's own.
+   */
+  static void assertNamesNoLibrary(String message) {
+    assertThat(message).doesNotContain("com.", "io.", "java.", "Exception", "\tat ");
+    assertThat(message.toLowerCase(java.util.Locale.ROOT)).doesNotContain("jackson", "armeria", "netty",
+        "streamreadconstraints", "jsonnode", "deserializationfeature", "jsonreadfeature");
   }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', textBlock = """
       malformed JSON                | {"rule":"api.call","key":       | malformed_json   | not valid JSON
       trailing garbage              | {"rule":"api.call","key":"k"} x | malformed_json   | not valid JSON
-      duplicate field               | {"rule":"api.call","rule":"api.call","key":"k"} | malformed_json | Duplicate field
+      duplicate field               | {"rule":"api.call","rule":"api.call","key":"k"} | malformed_json | field 'rule' appears twice
       not an object                 | [1,2,3]                          | invalid_request  | must be a JSON object, was an array
       a bare string                 | "hello"                          | invalid_request  | must be a JSON object, was a string
       rule missing                  | {"key":"k"}                      | invalid_request  | 'rule' is required
@@ -168,5 +190,197 @@ class HttpApiBadInputTest {
   void invalidUtf8IsA400() throws Exception {
     byte[] body = {'{', '"', 'r', 'u', 'l', 'e', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
     assertError(api.send("POST", "/v1/acquire", "application/json", body), 400, "malformed_json");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', textBlock = """
+      a number too long                 | {"rule":"api.call","key":"k","cost":11111111111111111111111111111111111111111111111111111111111111111111111} | a number in 'cost' has more than 64 characters
+      a decimal too long                | {"rule":"api.call","key":"k","cost":1.11111111111111111111111111111111111111111111111111111111111111111111111} | a number in 'cost' has more than 64 characters
+      nested too deep                   | [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]] | nested more than 32 deep
+      a second value after the object   | {"rule":"api.call","key":"k"} {"rule":"api.call","key":"k"} | more data follows the JSON value
+      a second number after a number    | 1 2                               | more data follows the JSON value
+      NaN                               | {"rule":"api.call","key":"k","cost":NaN} | (line 1, column
+      minus infinity                    | {"rule":"api.call","key":"k","cost":-Infinity} | (line 1, column
+      single quotes                     | {'rule':'api.call'}               | (line 1, column 2)
+      a bad escape                      | {"rule":"api.call","key":"\\uZZZZ"} | (line 1, column
+      cut short                         | {"rule":"api.call","key":"k"      | it ends before the JSON value does
+      a close marker too many           | {"rule":"api.call","key":"k"}}    | more data follows the JSON value
+      """)
+  void jsonErrorsAreNamedInPlainWords(String what, String body, String message) throws Exception {
+    JsonNode e = assertError(api.post("/v1/acquire", body), 400, "malformed_json");
+    assertThat(e.get("message").asText()).startsWith("the request body is not valid JSON").contains(message);
+  }
+
+  @Test
+  void noErrorOfAnyBadInputNamesTheLibrariesUnderneath() throws Exception {
+    List<byte[]> bodies = new ArrayList<>();
+    for (String b : List.of("", " ", "nul", "1 2", "{} {}", "{}x", "{\"a\":1}]", "[" .repeat(40) + "]".repeat(40),
+        "{\"rule\":\"api.call\",\"key\":\"k\",\"cost\":" + "9".repeat(100) + "}",
+        "{\"rule\":\"api.call\",\"key\":\"k\",\"cost\":" + "9".repeat(70) + ".5}",
+        "{\"rule\":\"api.call\",\"key\":\"k\",\"cost\":1e999999}",
+        "{\"rule\":\"api.call\",\"key\":\"k\",\"cost\":NaN}", "{'rule':1}", "{\"rule\":\"\\uZZZZ\"}",
+        "{\"rule\":\"api.call\",\"key\":\"a\u0001b\"}", "{\"rule\":\"api.call\",\"key\":\"\\ud800\"}",
+        "{\"rule\":\"api.call\",\"key\":\"\\udc00x\"}", "{\"rule\":\"api.call\",\"rule\":\"x\",\"key\":\"k\"}",
+        "{\"items\":[" + "{\"rule\":\"api.call\",\"key\":\"k\"},".repeat(100) + "{}]}",
+        "{\"rule\":\"api.call\",\"key\":\"k\",\"cost\":{\"x\":[1,2]}}", "{\"rule\":\"api.call\",\"key\":\"k\"",
+        "\"" + "s".repeat(70_000) + "\"")) {
+      bodies.add(b.getBytes(StandardCharsets.UTF_8));
+    }
+    bodies.add(new byte[] {'{', '"', 'r', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'});
+    bodies.add(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '{', '}'});
+    bodies.add(new byte[] {(byte) 0xFE, (byte) 0xFF, 0, '{', 0, '}'});
+    bodies.add(gzip("{\"rule\":\"api.call\",\"key\":\"k\"}"));
+    for (String path : List.of("/v1/acquire", "/v1/reset")) {
+      for (byte[] body : bodies) {
+        for (String encoding : new String[] {null, "gzip", "deflate", "br", "gzip, gzip", "x-unknown"}) {
+          HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + path))
+              .header("authorization", "Bearer s3cret").header("content-type", "application/json")
+              .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+          if (encoding != null) {
+            b.header("content-encoding", encoding);
+          }
+          HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+          String what = path + " " + encoding + " " + new String(body, 0, Math.min(body.length, 80), StandardCharsets.UTF_8);
+          assertThat(r.statusCode()).as(what).isLessThan(500);
+          JsonNode error = JSON.readTree(r.body()).get("error");
+          if (error != null) {
+            assertNamesNoInternals(error.get("message").asText());
+          }
+        }
+      }
+    }
+    for (String[] req : new String[][] {{"GET", "/v2/nothing"}, {"GET", "/v1/acquire"}, {"DELETE", "/v1/rules"},
+        {"PUT", "/v1/reset"}, {"POST", "/healthz"}}) {
+      HttpResponse<String> r = api.send(req[0], req[1], null, new byte[0]);
+      assertNamesNoInternals(JSON.readTree(r.body()).get("error").get("message").asText());
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', textBlock = """
+      lowercase scheme      | bearer s3cret
+      uppercase scheme      | BEARER s3cret
+      mixed case            | bEaReR s3cret
+      spaces around         | '  Bearer    s3cret  '
+      """)
+  void theBearerSchemeIsCaseInsensitive(String what, String authorization) throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/reset"))
+        .header("authorization", authorization)
+        .POST(HttpRequest.BodyPublishers.ofString("{\"rule\":\"tiny\",\"key\":\"scheme\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', textBlock = """
+      wrong token               | Bearer s3cre
+      token with a suffix       | Bearer s3cret2
+      another scheme            | Basic s3cret
+      scheme glued to token     | Bearers3cret
+      scheme alone              | Bearer
+      token alone               | s3cret
+      """)
+  void aWrongTokenOrSchemeIsStillA401(String what, String authorization) throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/reset"))
+        .header("authorization", authorization)
+        .POST(HttpRequest.BodyPublishers.ofString("{\"rule\":\"tiny\",\"key\":\"scheme\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertError(r, 401, "unauthorized");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', textBlock = """
+      a lone high surrogate             | /v1/acquire | {"rule":"api.call","key":"\\ud800"}                   | 'key' has a lone surrogate (U+D800) at index 0
+      a lone low surrogate after text   | /v1/acquire | {"rule":"api.call","key":"ab\\udc00"}                 | 'key' has a lone surrogate (U+DC00) at index 2
+      a high surrogate then a letter    | /v1/acquire | {"rule":"api.call","key":"\\ud83dx"}                  | lone surrogate (U+D83D)
+      in a list of items                | /v1/acquire | {"items":[{"rule":"api.call","key":"ok"},{"rule":"api.call","key":"\\ud800"}]} | 'items[1].key' has a lone surrogate
+      on reset                          | /v1/reset   | {"rule":"api.call","key":"\\ud800"}                   | 'key' has a lone surrogate
+      """)
+  void aKeyWithALoneSurrogateIsAnInvalidKey(String what, String path, String body, String message) throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + path))
+        .header("authorization", "Bearer s3cret")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    JsonNode e = assertError(r, 400, "invalid_key");
+    assertThat(e.get("message").asText()).contains(message);
+  }
+
+  @Test
+  void aKeyWithAWholeSurrogatePairIsFine() throws Exception {
+    assertThat(api.post("/v1/acquire", "{\"rule\":\"api.call\",\"key\":\"\\ud83d\\ude00\"}").statusCode())
+        .isEqualTo(200);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"gzip", "x-gzip", "deflate", "GZIP", "identity"})
+  void aCompressedBodyIsDecoded(String encoding) throws Exception {
+    String json = "{\"rule\":\"api.call\",\"key\":\"compressed-" + encoding + "\"}";
+    byte[] body = switch (encoding.toLowerCase(java.util.Locale.ROOT)) {
+      case "gzip", "x-gzip" -> gzip(json);
+      case "deflate" -> deflate(json);
+      default -> json.getBytes(StandardCharsets.UTF_8);
+    };
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/acquire"))
+        .header("content-encoding", encoding).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    assertThat(JSON.readTree(r.body()).get("items").get(0).get("key").asText()).isEqualTo("compressed-" + encoding);
+  }
+
+  @Test
+  void aCompressedBodyLargerThanTheLimitOnceDecodedIsA400() throws Exception {
+    // 2 MB of JSON whitespace compresses to about 2 KB: the limit applies to what it decodes to.
+    String json = "{\"rule\":\"api.call\"," + " ".repeat(2_000_000) + "\"key\":\"bomb\"}";
+    byte[] body = gzip(json);
+    assertThat(body.length).isLessThan(64 * 1024);
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/acquire"))
+        .header("content-encoding", "gzip").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertError(r, 400, "body_too_large");
+  }
+
+  @Test
+  void aBodyThatIsNotWhatItsEncodingSaysIsA400() throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/acquire"))
+        .header("content-encoding", "gzip")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"rule\":\"api.call\",\"key\":\"k\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    JsonNode e = assertError(r, 400, "malformed_body");
+    assertThat(e.get("message").asText()).contains("gzip");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"br", "compress", "zstd", "'gzip, gzip'"})
+  void anEncodingTheServiceDoesNotReadIsA415(String encoding) throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/acquire"))
+        .header("content-encoding", encoding)
+        .POST(HttpRequest.BodyPublishers.ofString("{\"rule\":\"api.call\",\"key\":\"k\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    JsonNode e = assertError(r, 415, "unsupported_encoding");
+    assertThat(e.get("message").asText()).contains("gzip", "deflate");
+  }
+
+  @Test
+  void aGzipBodyWithoutItsContentEncodingIsMalformedJsonInPlainWords() throws Exception {
+    JsonNode e = assertError(api.send("POST", "/v1/acquire", "application/json",
+        gzip("{\"rule\":\"api.call\",\"key\":\"k\"}")), 400, "malformed_json");
+    assertThat(e.get("message").asText()).contains("(line 1, column ");
+  }
+
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  static byte[] gzip(String s) throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out)) {
+      z.write(s.getBytes(StandardCharsets.UTF_8));
+    }
+    return out.toByteArray();
+  }
+
+  static byte[] deflate(String s) throws java.io.IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.DeflaterOutputStream z = new java.util.zip.DeflaterOutputStream(out)) {
+      z.write(s.getBytes(StandardCharsets.UTF_8));
+    }
+    return out.toByteArray();
   }
 }

@@ -43,6 +43,7 @@ class HttpFuzzProperties {
     assertThat(r.statusCode()).as(body).isIn(200, 400, 429);
     if (r.statusCode() == 400) {
       assertThat(JSON.readTree(r.body()).get("error").get("code").asText()).isNotEmpty();
+      HttpApiBadInputTest.assertNamesNoLibrary(JSON.readTree(r.body()).get("error").get("message").asText());
     } else {
       assertThat(JSON.readTree(r.body()).get("allowed").isBoolean()).isTrue();
     }
@@ -53,6 +54,27 @@ class HttpFuzzProperties {
       throws Exception {
     HttpResponse<String> r = api.send("POST", path, "application/json", body);
     assertThat(r.statusCode()).isLessThan(500);
+    if (r.statusCode() >= 400) {
+      HttpApiBadInputTest.assertNamesNoLibrary(JSON.readTree(r.body()).get("error").get("message").asText());
+    }
+  }
+
+  @Property(tries = 100)
+  void randomBytesUnderAnyContentEncodingNeverYieldAServerError(@ForAll("bytes") byte[] body,
+      @ForAll("encodings") String encoding) throws Exception {
+    HttpResponse<String> r = api.sendWithHeaders("POST", "/v1/acquire", body, "content-encoding", encoding);
+    assertThat(r.statusCode()).as(encoding).isLessThan(500);
+    if (r.statusCode() >= 400) {
+      // The 415 names the encoding it was sent.
+      HttpApiBadInputTest.assertNamesNoLibrary(
+          JSON.readTree(r.body()).get("error").get("message").asText().replace(encoding.strip(), ""));
+    }
+  }
+
+  @Provide
+  Arbitrary<String> encodings() {
+    return Arbitraries.oneOf(Arbitraries.of("gzip", "deflate", "x-gzip", "identity", "br", "GZIP", "gzip, deflate"),
+        Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(12));
   }
 
   @Property(tries = 200)

@@ -6,6 +6,7 @@ import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.WindowState;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -54,14 +55,105 @@ class RateLimitHeadersTest {
   }
 
   @Test
-  void oneRuleForSeveralKeysNamesEachKeyAsAPartitionKey() {
+  void severalKeysOfOneRuleShareItsPolicyWithTheStateOfTheKeyWithTheLeastRoom() {
     RateLimitHeaders.Values v = of(item("ip", "10.0.0.1", false, window(5, 1_000, 4, 200)),
         item("ip", "10.0.0.2", false, window(5, 1_000, 3, 400)), item("global", "all", false, window(9, 2_000, 8, 0)));
-    assertThat(v.policy()).isEqualTo("\"ip.1s\";q=5;w=1;pk=:MTAuMC4wLjE=:, \"ip.1s\";q=5;w=1;pk=:MTAuMC4wLjI=:, "
-        + "\"global.2s\";q=9;w=2");
-    assertThat(v.rateLimit()).isEqualTo("\"ip.1s\";r=4;t=1;pk=:MTAuMC4wLjE=:, \"ip.1s\";r=3;t=1;pk=:MTAuMC4wLjI=:, "
-        + "\"global.2s\";r=8;t=0");
-    assertThat(of(item("ip", "10.0.0.1", false, window(5, 1_000, 4, 200))).policy()).isEqualTo("\"ip.1s\";q=5;w=1");
+    assertThat(v.policy()).isEqualTo("\"ip.1s\";q=5;w=1, \"global.2s\";q=9;w=2");
+    assertThat(v.rateLimit()).isEqualTo("\"ip.1s\";r=3;t=1, \"global.2s\";r=8;t=0");
+    assertThat(v.policy() + v.rateLimit()).doesNotContain("pk=").doesNotContain("10.0.0");
+  }
+
+  @Test
+  void aHundredItemsWithLongKeysGetFieldsWithinTheBudget() {
+    // The request that made two 144 KB field lines: 100 keys of 512 bytes, each carried as pk.
+    List<ItemDecision> items = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      items.add(item("checkout.new", String.format("%03d", i) + "k".repeat(509), false,
+          window(100, 60_000, 99, 60_000), window(10, 1_000, 9, 1_000)));
+    }
+    RateLimitHeaders.Values v = headers.of(Decision.of(items, false));
+    assertThat(v.policy().length() + v.rateLimit().length()).isLessThanOrEqualTo(RateLimitHeaders.BUDGET_BYTES);
+    assertThat(v.policy()).isEqualTo("\"checkout.new.1s\";q=10;w=1, \"checkout.new.60s\";q=100;w=60");
+    assertThat(v.rateLimit()).isEqualTo("\"checkout.new.1s\";r=9;t=1, \"checkout.new.60s\";r=99;t=60");
+  }
+
+  @Test
+  void manyRulesAreReportedTightestFirstWithinTheBudget() {
+    List<ItemDecision> items = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      // Rule i has i units left of 100: the tightest rules are the first ones.
+      items.add(item(longName(i), "k", false, window(100, 60_000, i, 60_000)));
+    }
+    RateLimitHeaders.Values v = headers.of(Decision.of(items, false));
+    assertThat(v.policy().length() + v.rateLimit().length()).isLessThanOrEqualTo(RateLimitHeaders.BUDGET_BYTES);
+    List<String> reported = names(v.rateLimit());
+    assertThat(reported).isNotEmpty().hasSizeLessThan(100);
+    for (int i = 0; i < reported.size(); i++) {
+      assertThat(reported.get(i)).isEqualTo("\"" + longName(i) + ".60s\"");
+    }
+    assertThat(names(v.policy())).isEqualTo(reported);
+  }
+
+  @Test
+  void everyDenyingWindowIsReportedFirstEvenPastTheBudget() {
+    List<ItemDecision> items = new ArrayList<>();
+    for (int i = 0; i < 80; i++) {
+      items.add(item(longName(i), "k", false, window(100, 60_000, 50, 60_000)));
+    }
+    for (int i = 80; i < 100; i++) {
+      items.add(denied(longName(i), window(100, 60_000, 50, 60_000), deny(10, 1_000, 5_000)));
+    }
+    RateLimitHeaders.Values v = headers.of(Decision.of(items, false));
+    List<String> reported = names(v.rateLimit());
+    for (int i = 80; i < 100; i++) {
+      assertThat(reported.get(i - 80)).isEqualTo("\"" + longName(i) + ".1s\"");
+    }
+    assertThat(v.rateLimit()).contains("\"" + longName(99) + ".1s\";r=0;t=5");
+    int size = v.policy().length() + v.rateLimit().length();
+    assertThat(size).isGreaterThan(RateLimitHeaders.BUDGET_BYTES).isLessThanOrEqualTo(RateLimitHeaders.MAX_BYTES);
+  }
+
+  @Test
+  void theFieldsNeverPassTheirHardBoundWhateverDenied() {
+    List<ItemDecision> items = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      items.add(denied(longName(i), deny(10, 1_000, 500), deny(20, 2_000, 500), deny(30, 3_000, 500)));
+    }
+    RateLimitHeaders.Values v = headers.of(Decision.of(items, false));
+    assertThat(v.policy().length() + v.rateLimit().length()).isLessThanOrEqualTo(RateLimitHeaders.MAX_BYTES);
+    assertThat(names(v.policy())).isEqualTo(names(v.rateLimit())).isNotEmpty();
+  }
+
+  @Test
+  void aSingleRuleWithManyWindowsIsBoundedToo() {
+    WindowState[] ws = new WindowState[300];
+    for (int i = 0; i < ws.length; i++) {
+      ws[i] = window(1000 + i, 1_000L * (i + 1), 999, 0);
+    }
+    RateLimitHeaders.Values v = of(item("many", "k", false, ws));
+    assertThat(v.policy().length() + v.rateLimit().length()).isLessThanOrEqualTo(RateLimitHeaders.BUDGET_BYTES);
+    assertThat(v.isEmpty()).isFalse();
+  }
+
+  private static String longName(int i) {
+    return String.format("rule%03d.", i) + "x".repeat(120);
+  }
+
+  private static WindowState deny(long limit, long periodMs, long retryMs) {
+    return new WindowState(limit, periodMs, 0, retryMs, retryMs, true);
+  }
+
+  private static ItemDecision denied(String rule, WindowState... ws) {
+    return new ItemDecision(rule, "k", 1, false, DenyReason.LIMIT_EXCEEDED, 0, List.of(ws), false);
+  }
+
+  /** The quoted names of a field's list members, in order. */
+  private static List<String> names(String field) {
+    List<String> out = new ArrayList<>();
+    for (String m : field.split(", ")) {
+      out.add(m.substring(0, m.indexOf(';')));
+    }
+    return out;
   }
 
   @Test

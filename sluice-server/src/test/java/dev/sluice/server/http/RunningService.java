@@ -55,6 +55,16 @@ final class RunningService implements AutoCloseable {
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  HttpResponse<String> sendWithHeaders(String method, String path, byte[] body, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
+        .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
     return send("POST", path, "application/json", body.getBytes(StandardCharsets.UTF_8));
   }

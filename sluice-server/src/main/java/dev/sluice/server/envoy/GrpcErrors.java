@@ -1,0 +1,84 @@
+package dev.sluice.server.envoy;
+
+import com.linecorp.armeria.common.RequestContext;
+import com.linecorp.armeria.common.grpc.GrpcExceptionHandlerFunction;
+import dev.sluice.server.http.ClientMessages;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The status of a gRPC call that failed outside the service's own code: while its frames were
+ * read or its message parsed. Such a call is the caller's mistake, answered with
+ * {@code INVALID_ARGUMENT} and a plain message; the library's own status names its classes
+ * ({@code INTERNAL}, "com.linecorp...Deframer: ...") or says nothing ({@code UNKNOWN}).
+ */
+public final class GrpcErrors implements GrpcExceptionHandlerFunction {
+  private static final Logger LOG = LoggerFactory.getLogger(GrpcErrors.class);
+
+  @Override
+  public Status apply(RequestContext ctx, Status status, Throwable cause, Metadata metadata) {
+    Status.Code code = status.getCode();
+    if (code != Status.Code.INTERNAL && code != Status.Code.UNKNOWN) {
+      // The service's own statuses (INVALID_ARGUMENT, UNAVAILABLE...) and those of the
+      // transport (CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED) are meant for the caller.
+      return plain(status);
+    }
+    if (isMalformedRequest(cause)) {
+      return Status.INVALID_ARGUMENT.withDescription(describe(cause));
+    }
+    LOG.warn("gRPC call failed: {}", cause == null ? status : cause.toString());
+    return Status.INTERNAL.withDescription("the call failed; try again");
+  }
+
+  /**
+   * Whether {@code cause} comes from reading the request: the frames (the deframer's status
+   * exception, or an index out of bounds on a frame cut short), the message (protobuf's parse
+   * error, wrapped in a status exception by the marshaller) or the number of messages. The
+   * service's own code never throws to the library (it answers every failure itself), so a
+   * failure with a Sluice frame on its stack is a bug in it, not in the request.
+   */
+  private static boolean isMalformedRequest(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      for (StackTraceElement e : t.getStackTrace()) {
+        if (e.getClassName().startsWith("dev.sluice.")) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static String describe(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String name = t.getClass().getName();
+      if (name.endsWith(".InvalidProtocolBufferException")) {
+        return "the request is not a valid RateLimitRequest message";
+      }
+      String m = String.valueOf(t.getMessage());
+      if (m.contains("compress")) {
+        return "the request's message is compressed, but the call names no encoding this service reads";
+      }
+      if (m.contains("Frame header malformed") || m.contains("reserved bits")) {
+        return "the request's gRPC frame header is malformed";
+      }
+      if (m.contains("exceeds maximum") || m.contains("too large")) {
+        return "the request's message is too large";
+      }
+      if (m.contains("protobuf")) {
+        return "the request is not a valid RateLimitRequest message";
+      }
+    }
+    return "the request is not one whole gRPC message";
+  }
+
+  /** {@code status} without a description that names a library class. */
+  static Status plain(Status status) {
+    String d = status.getDescription();
+    if (d == null || !ClientMessages.namesInternals(d)) {
+      return status;
+    }
+    return status.withDescription(status.getCode().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+  }
+}
