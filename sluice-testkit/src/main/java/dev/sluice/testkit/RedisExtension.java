@@ -57,6 +57,11 @@ public final class RedisExtension<T extends RedisDeployment>
     return new RedisExtension<>("cluster-" + flavor, () -> Cluster.start(flavor), true, false);
   }
 
+  /** A Cluster of three masters with a replica each (see {@link Cluster#withReplicas}). */
+  public static RedisExtension<Cluster> clusterWithReplicas(Flavor flavor) {
+    return new RedisExtension<>("cluster-replicas-" + flavor, () -> Cluster.withReplicas(flavor), true, false);
+  }
+
   /** Servers of this class's own, stopped after its last test. */
   public RedisExtension<T> perClass() {
     return new RedisExtension<>(id, starter, false, flushBeforeEach);
