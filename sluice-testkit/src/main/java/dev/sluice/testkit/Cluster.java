@@ -132,6 +132,28 @@ public final class Cluster implements RedisDeployment {
     return replicas.stream().filter(r -> r != null).map(p -> p.port).collect(Collectors.toList());
   }
 
+  /** The ports of the masters that have a replica to take over from them. */
+  public List<Integer> portsWithReplica() {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < masters.size(); i++) {
+      if (replicas.get(i) != null) {
+        out.add(masters.get(i).port);
+      }
+    }
+    return out;
+  }
+
+  /** Sends a command to every running node, masters and replicas. */
+  public List<Object> commandOnEveryNode(String... args) {
+    List<Object> out = new ArrayList<>();
+    for (ServerProcess n : nodes) {
+      if (n.alive()) {
+        out.add(n.call(args));
+      }
+    }
+    return out;
+  }
+
   /** The port of the master that serves {@code slot} now. */
   public int masterPortForSlot(int slot) {
     for (int i = 0; i < RANGES.length; i++) {
