@@ -18,7 +18,8 @@ import java.util.function.Supplier;
 /**
  * Steady traffic of synchronous decisions from a few threads, in named lanes (a lane's threads
  * send the same kind of request), recording every call: when it started and ended
- * ({@link System#nanoTime}), what the caller saw, and the first window's {@code remaining}.
+ * ({@link System#nanoTime}), what the caller saw, its first item's key, and that item's first
+ * window's {@code remaining}.
  * Counters are live (for waiting on a condition); the records are read once the traffic stopped.
  */
 final class Traffic implements AutoCloseable {
@@ -77,7 +78,7 @@ final class Traffic implements AutoCloseable {
         lane.lastError = e;
       }
       long end = System.nanoTime();
-      r.add(start, end, o, remaining);
+      r.add(start, end, o, remaining, req.items().get(0).key());
       lane.counts.incrementAndGet(o.ordinal());
       if (pauseNanos > 0) {
         LockSupport.parkNanos(pauseNanos);
@@ -137,19 +138,22 @@ final class Traffic implements AutoCloseable {
     long[] ends = new long[4096];
     long[] remaining = new long[4096];
     byte[] outcomes = new byte[4096];
+    String[] keys = new String[4096];
     int n;
 
-    void add(long start, long end, Outcome o, long rem) {
+    void add(long start, long end, Outcome o, long rem, String key) {
       if (n == starts.length) {
         starts = Arrays.copyOf(starts, n * 2);
         ends = Arrays.copyOf(ends, n * 2);
         remaining = Arrays.copyOf(remaining, n * 2);
         outcomes = Arrays.copyOf(outcomes, n * 2);
+        keys = Arrays.copyOf(keys, n * 2);
       }
       starts[n] = start;
       ends[n] = end;
       remaining[n] = rem;
       outcomes[n] = (byte) o.ordinal();
+      keys[n] = key;
       n++;
     }
   }
@@ -160,6 +164,8 @@ final class Traffic implements AutoCloseable {
     final long[] ends;
     final long[] remaining;
     final Outcome[] outcomes;
+    /** The key of each call's first item. */
+    final String[] keys;
 
     Calls(List<Recorder> recorders) {
       int total = recorders.stream().mapToInt(r -> r.n).sum();
@@ -168,6 +174,7 @@ final class Traffic implements AutoCloseable {
       long[] e = new long[total];
       long[] rem = new long[total];
       Outcome[] o = new Outcome[total];
+      String[] ks = new String[total];
       int k = 0;
       for (Recorder r : recorders) {
         for (int i = 0; i < r.n; i++, k++) {
@@ -175,6 +182,7 @@ final class Traffic implements AutoCloseable {
           e[k] = r.ends[i];
           rem[k] = r.remaining[i];
           o[k] = Outcome.values()[r.outcomes[i]];
+          ks[k] = r.keys[i];
           order[k] = k;
         }
       }
@@ -183,7 +191,9 @@ final class Traffic implements AutoCloseable {
       ends = new long[total];
       remaining = new long[total];
       outcomes = new Outcome[total];
+      keys = new String[total];
       for (int i = 0; i < total; i++) {
+        keys[i] = ks[order[i]];
         starts[i] = s[order[i]];
         ends[i] = e[order[i]];
         remaining[i] = rem[order[i]];
@@ -210,6 +220,7 @@ final class Traffic implements AutoCloseable {
         c.ends[k] = from.ends[idx[k]];
         c.remaining[k] = from.remaining[idx[k]];
         c.outcomes[k] = from.outcomes[idx[k]];
+        c.keys[k] = from.keys[idx[k]];
       }
       return c;
     }
@@ -219,6 +230,12 @@ final class Traffic implements AutoCloseable {
       ends = new long[size];
       remaining = new long[size];
       outcomes = new Outcome[size];
+      keys = new String[size];
+    }
+
+    /** The calls whose first item's key is {@code key}. */
+    Calls onKey(String key) {
+      return filter(i -> key.equals(keys[(int) i]));
     }
 
     long count(Outcome o) {
