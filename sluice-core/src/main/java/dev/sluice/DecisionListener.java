@@ -9,6 +9,11 @@ public interface DecisionListener {
   /** After every decision; {@code storeNanos} is the time spent in the store. */
   default void onDecision(Request request, Decision decision, long storeNanos) {}
 
-  /** When a store call failed or timed out and failure modes decided instead. */
+  /**
+   * When a store call failed or timed out. On an outage failure modes decided instead, and
+   * {@link #onDecision} follows with a degraded decision; on a {@link StoreException} or an
+   * {@link IllegalArgumentException} (the store could not decide the request itself) the request
+   * failed with that error and no decision follows.
+   */
   default void onStoreError(Request request, Throwable error) {}
 }

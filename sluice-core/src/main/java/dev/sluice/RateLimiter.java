@@ -14,6 +14,8 @@ public interface RateLimiter extends AutoCloseable {
    *
    * @throws IllegalArgumentException if an item names an unknown rule, or its key is empty or
    *     longer than the configured maximum (512 UTF-8 bytes by default)
+   * @throws StoreException if the store could not decide the request for a reason that is not an
+   *     outage (a script error, a key of another type): failure modes apply to outages only
    */
   Decision acquire(Request request);
 
@@ -35,6 +37,7 @@ public interface RateLimiter extends AutoCloseable {
    * @throws IllegalArgumentException as {@link #acquire(Request)}, and for a {@code leaky_bucket}
    *     rule, whose admitted requests may have to wait: use {@link #acquire} or
    *     {@link #acquireBlocking} to learn the wait
+   * @throws StoreException as {@link #acquire(Request)}
    */
   default boolean tryAcquire(String rule, String key) {
     return tryAcquire(rule, key, 1);
@@ -52,7 +55,8 @@ public interface RateLimiter extends AutoCloseable {
 
   /**
    * Decides {@code request} without blocking the caller. Validation errors complete the stage
-   * exceptionally with {@link IllegalArgumentException}.
+   * exceptionally with {@link IllegalArgumentException}, a request the store could not decide
+   * (not an outage) with {@link StoreException}.
    */
   CompletionStage<Decision> acquireAsync(Request request);
 
@@ -73,6 +77,9 @@ public interface RateLimiter extends AutoCloseable {
   /**
    * Replaces the rules in force atomically. Rules whose definition did not change keep their
    * state; changed and removed rules lose theirs.
+   *
+   * @throws UnsupportedRuleException if the store cannot decide one of the rules (a window beyond
+   *     its maximum): nothing changes then, the rules in force stay
    */
   void updateRules(RuleSet rules);
 

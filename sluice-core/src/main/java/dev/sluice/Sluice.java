@@ -127,11 +127,23 @@ public final class Sluice {
       return this;
     }
 
+    /**
+     * @throws UnsupportedRuleException if the store cannot decide one of the rules (a window
+     *     beyond its maximum); the store given to {@link #store} is not closed then
+     */
     public RateLimiter build() {
       Store s = store != null ? store : MemoryStore.builder().ticker(ticker).build();
       Store local = MemoryStore.builder().ticker(ticker).build();
-      return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
-          sleeper);
+      try {
+        return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
+            sleeper);
+      } catch (RuntimeException e) {
+        local.close();
+        if (s != store) {
+          s.close();
+        }
+        throw e;
+      }
     }
   }
 }

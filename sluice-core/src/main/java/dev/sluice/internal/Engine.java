@@ -12,6 +12,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sleeper;
+import dev.sluice.StoreException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.spi.Batch;
@@ -32,7 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The limiter: validates and resolves requests, hands them to the store as one batch, applies
- * failure modes when the store fails, and tells listeners.
+ * failure modes when the store is out (and fails the request when the store could not decide it
+ * for any other reason), and tells listeners.
  */
 public final class Engine implements RateLimiter {
   private final Store store;
@@ -49,6 +51,7 @@ public final class Engine implements RateLimiter {
 
   public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
       int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper) {
+    check(store, rules);
     this.rules = rules;
     this.store = store;
     this.local = local;
@@ -275,9 +278,10 @@ public final class Engine implements RateLimiter {
   }
 
   /**
-   * The store failed: each item follows its rule's failure mode. Closed items deny, open items
-   * allow, local items are decided together on the in-process fallback with a share of their
-   * limits. The decision is marked degraded.
+   * The store failed. An error of the request itself ({@link #isOutage}) is thrown as it is, after
+   * listeners heard of it: no decision is made. On an outage each item follows its rule's failure
+   * mode: closed items deny, open items allow, local items are decided together on the in-process
+   * fallback with a share of their limits. The decision is marked degraded.
    *
    * <p>A request with an enforced closed item is denied whatever the others say, so its local
    * items are only looked at (cost 0), never consumed: a denial consumes nothing, degraded or not.
@@ -296,6 +300,9 @@ public final class Engine implements RateLimiter {
       } catch (RuntimeException ignored) {
         // A listener must not change a decision.
       }
+    }
+    if (!isOutage(cause)) {
+      throw (RuntimeException) cause;
     }
     List<ResolvedItem> items = r.batch.items();
     boolean closedDenies = false;
@@ -327,6 +334,23 @@ public final class Engine implements RateLimiter {
       }
     }
     return assemble(r, out, true);
+  }
+
+  /** Refuses rules the store cannot decide, before any is in force (see {@link Store#check}). */
+  private static void check(Store store, RuleSet rules) {
+    for (Rule r : rules.rules()) {
+      store.check(r);
+    }
+  }
+
+  /**
+   * Whether a store failure is an outage, which failure modes decide. A {@link StoreException} or
+   * an {@link IllegalArgumentException} is the request's own: the store could not decide it and
+   * would not the next time either, so admitting it (an {@code open} rule) would hide a broken
+   * rule or key for good.
+   */
+  static boolean isOutage(Throwable cause) {
+    return !(cause instanceof StoreException || cause instanceof IllegalArgumentException);
   }
 
   private static List<WindowState> unknownWindows(List<Window> ws) {
@@ -398,8 +422,13 @@ public final class Engine implements RateLimiter {
     return rules;
   }
 
+  /**
+   * @throws dev.sluice.UnsupportedRuleException if the store cannot decide a rule of {@code next}:
+   *     the rules in force stay
+   */
   @Override
   public synchronized void updateRules(RuleSet next) {
+    check(store, next);
     RuleSet before = rules;
     rules = next;
     store.rulesChanged(before, next);

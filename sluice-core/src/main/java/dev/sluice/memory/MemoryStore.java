@@ -159,6 +159,12 @@ public final class MemoryStore implements Store {
     return true;
   }
 
+  /** Refuses a {@code sliding_log} window whose log could not be held (see {@link SlidingLogState#check}). */
+  @Override
+  public void check(Rule rule) {
+    SlidingLogState.check(rule);
+  }
+
   @Override
   public List<ItemDecision> decideSync(Batch batch) {
     long requested = batch.hasExplicitTime() ? batch.timeMicros() : ticker.nowMicros();

@@ -1,6 +1,10 @@
 package dev.sluice.memory;
 
+import dev.sluice.Algorithm;
 import dev.sluice.DenyReason;
+import dev.sluice.KeyOverride;
+import dev.sluice.Rule;
+import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
 import java.util.List;
 
@@ -17,14 +21,37 @@ final class SlidingLogState extends KeyState {
   private int head; // next write position
   private int size;
 
+  /** The largest limit of a window: the log is one array. */
+  static final long MAX_LIMIT = Integer.MAX_VALUE - 8;
+
+  /** @throws UnsupportedRuleException if a window of {@code rule}, or of an override, is beyond {@link #MAX_LIMIT} */
+  static void check(Rule rule) {
+    if (rule.algorithm() != Algorithm.SLIDING_LOG) {
+      return;
+    }
+    check(rule, null, rule.windows());
+    for (KeyOverride o : rule.overrides()) {
+      check(rule, o, o.windows());
+    }
+  }
+
+  private static void check(Rule rule, KeyOverride override, List<Window> windows) {
+    for (Window w : windows) {
+      if (w.limit() > MAX_LIMIT) {
+        throw UnsupportedRuleException.window(rule, override, w, "the memory store's sliding_log supports limits up to "
+            + MAX_LIMIT + "; use sliding_window for larger limits");
+      }
+    }
+  }
+
   SlidingLogState(List<Window> windows) {
     super(windows);
     long max = 0;
     for (long l : limits) {
       max = Math.max(max, l);
     }
-    if (max > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException("sliding_log supports limits up to " + (Integer.MAX_VALUE - 8));
+    if (max > MAX_LIMIT) {
+      throw new IllegalArgumentException("sliding_log supports limits up to " + MAX_LIMIT);
     }
     capacity = (int) max;
     ring = new long[Math.min(capacity, 8)];

@@ -4,6 +4,8 @@ import dev.sluice.ItemDecision;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
+import dev.sluice.StoreException;
+import dev.sluice.UnsupportedRuleException;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -21,8 +23,25 @@ public interface Store extends AutoCloseable {
    * <p>A remote store must complete every stage it returns, with an answer or an error, within a
    * bounded time (a client command timeout): the limiter counts a call against its {@code
    * maxInFlight} bound until its stage completes, even after the caller stopped waiting.
+   *
+   * <p>How it fails tells the limiter what to do. A {@link StoreException} (or an {@link
+   * IllegalArgumentException}) says the request itself cannot be decided — the store refused it,
+   * its script failed — and fails the caller's request. Any other error is an outage (timeouts,
+   * lost connections, a server that cannot take writes for now), and the rules' failure modes
+   * decide.
    */
   CompletionStage<List<ItemDecision>> decide(Batch batch);
+
+  /**
+   * Refuses a rule this store cannot decide: some window of the rule or of one of its overrides
+   * (or its {@code max_wait}) is beyond what the store supports. Called when rules are given to
+   * the limiter (at build and on every {@code updateRules}) before they are put in force, so that
+   * a rule is refused at once instead of failing every decision later. The default accepts
+   * every rule.
+   *
+   * @throws UnsupportedRuleException naming the rule, the window and this store's maximum
+   */
+  default void check(Rule rule) {}
 
   /** The same as {@link #decide}, waiting for the answer. Synchronous stores override it. */
   default List<ItemDecision> decideSync(Batch batch) {

@@ -308,7 +308,7 @@ final class Coalescer {
     try {
       reports = Replies.split(reply, longs);
     } catch (IllegalStateException e) {
-      fail(batch, new IllegalStateException("script reply to a batch of " + batch.size() + ": " + e.getMessage(), e));
+      fail(batch, new MalformedReplyException("script reply to a batch of " + batch.size() + ": " + e.getMessage(), e));
       return;
     }
     for (int i = 0; i < reports.length; i++) {

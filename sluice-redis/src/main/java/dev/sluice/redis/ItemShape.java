@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.Algorithm;
 import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
+import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -58,37 +59,73 @@ final class ItemShape {
     return b;
   }
 
-  /** @throws IllegalArgumentException if a window or max_wait is beyond what the Redis store supports */
-  static ItemShape of(Rule rule, List<Window> windows, int fingerprint, long ttlSlackMillis) {
-    long longest = 0;
-    long maxLimit = 0;
+  /**
+   * Refuses a rule whose windows (its own, or any override's) or max_wait the Redis store cannot
+   * decide.
+   *
+   * @throws UnsupportedRuleException naming the rule, the window and the store's maximum
+   */
+  static void check(Rule rule) {
+    check(rule, null, rule.windows());
+    for (KeyOverride o : rule.overrides()) {
+      check(rule, o, o.windows());
+    }
+  }
+
+  /** {@link #check(Rule)} for one list of windows: the rule's ({@code override} null) or an override's. */
+  private static void check(Rule rule, KeyOverride override, List<Window> windows) {
     for (Window w : windows) {
       if (w.periodMicros() > MAX_PERIOD) {
-        throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports periods up to "
-            + MAX_PERIOD + " µs (about 35 years), was " + w.period());
+        throw UnsupportedRuleException.window(rule, override, w, "the Redis store supports periods up to "
+            + MAX_PERIOD + " µs (2^50, about 35 years)");
       }
       if (w.limit() > MAX_LIMIT) {
-        throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports limits up to "
-            + MAX_LIMIT + ", was " + w.limit());
+        throw UnsupportedRuleException.window(rule, override, w, "the Redis store supports limits up to "
+            + MAX_LIMIT + " (2^50)");
       }
+      if (rule.algorithm() == Algorithm.SLIDING_LOG && w.limit() > MAX_LOG_LIMIT) {
+        throw UnsupportedRuleException.window(rule, override, w, "the Redis store's sliding_log supports limits up to "
+            + MAX_LOG_LIMIT + "; use sliding_window for larger limits");
+      }
+    }
+    if (rule.algorithm() == Algorithm.LEAKY_BUCKET && rule.maxWaitFor(windows).toNanos() / 1000 > MAX_PERIOD) {
+      throw new UnsupportedRuleException(rule.name(), UnsupportedRuleException.where(rule, override) + ": max_wait "
+          + rule.maxWaitFor(windows) + ": the Redis store supports max_wait up to " + MAX_PERIOD + " µs (2^50)");
+    }
+  }
+
+  /** The override whose windows {@code windows} are, or null: the rule's own. */
+  private static KeyOverride overrideOf(Rule rule, List<Window> windows) {
+    if (windows.equals(rule.windows())) {
+      return null;
+    }
+    for (KeyOverride o : rule.overrides()) {
+      if (o.windows().equals(windows)) {
+        return o;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The shape of the items of {@code rule} whose windows are {@code windows}.
+   *
+   * @throws UnsupportedRuleException if a window or max_wait is beyond what the Redis store
+   *     supports (the limiter refuses such rules before they are used: see {@link #check(Rule)})
+   */
+  static ItemShape of(Rule rule, List<Window> windows, int fingerprint, long ttlSlackMillis) {
+    check(rule, overrideOf(rule, windows), windows);
+    long longest = 0;
+    for (Window w : windows) {
       longest = Math.max(longest, w.periodMicros());
-      maxLimit = Math.max(maxLimit, w.limit());
     }
     long extra = 0;
     switch (rule.algorithm()) {
       case SLIDING_LOG:
-        if (maxLimit > MAX_LOG_LIMIT) {
-          throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store's sliding_log supports limits up to "
-              + MAX_LOG_LIMIT + " (was " + maxLimit + "); use sliding_window for larger limits");
-        }
         extra = logSlotWidth(longest);
         break;
       case LEAKY_BUCKET:
         extra = rule.maxWaitFor(windows).toNanos() / 1000;
-        if (extra > MAX_PERIOD) {
-          throw new IllegalArgumentException("rule '" + rule.name() + "': the Redis store supports max_wait up to "
-              + MAX_PERIOD + " µs, was " + rule.maxWaitFor(windows));
-        }
         break;
       default:
         break;

@@ -120,12 +120,34 @@ public final class RedisStore implements Store {
           ? Coalescer.call(link, keys, args, longs)
           // Standalone and Sentinel: one server, whose calls may go together (see Coalescer).
           : coalescer.submit(keys, args, time, longs);
-      return call.thenApply(report -> {
+      return call.handle((report, err) -> {
+        if (err != null) {
+          throw StoreErrors.failure(err);
+        }
         decidedAt(report.time(), time);
-        return Replies.decode(report, items);
+        try {
+          return Replies.decode(report, items);
+        } catch (RuntimeException e) {
+          throw StoreErrors.failure(e);
+        }
       });
     }
-    return new ShardedDecision(this, items, keys, shape, time).run();
+    return new ShardedDecision(this, items, keys, shape, time).run().handle((decided, err) -> {
+      if (err != null) {
+        throw StoreErrors.failure(err);
+      }
+      return decided;
+    });
+  }
+
+  /**
+   * Refuses a rule with a window (its own or an override's) or a {@code max_wait} beyond what the
+   * script's arithmetic represents exactly, or a {@code sliding_log} window above {@value
+   * ItemShape#MAX_LOG_LIMIT} units (see {@code docs/redis.md}, "Limits").
+   */
+  @Override
+  public void check(Rule rule) {
+    ItemShape.check(rule);
   }
 
   /** Records the time a script decided at; {@code time} is the explicit time sent, or empty. */

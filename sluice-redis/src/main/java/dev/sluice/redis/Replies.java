@@ -74,7 +74,7 @@ final class Replies {
    */
   static Report[] split(byte[] reply, int[] longs) {
     if (reply == null || reply.length < 8) {
-      throw new IllegalStateException("script reply has " + (reply == null ? 0 : reply.length)
+      throw new MalformedReplyException("script reply has " + (reply == null ? 0 : reply.length)
           + " bytes, expected a time and reports");
     }
     int[] at = new int[longs.length];
@@ -82,7 +82,7 @@ final class Replies {
     long values = 0;
     for (int r = 0; r < longs.length; r++) {
       if (8L * (p + 1) > reply.length) {
-        throw new IllegalStateException("script reply of " + reply.length + " bytes ends in the report of request "
+        throw new MalformedReplyException("script reply of " + reply.length + " bytes ends in the report of request "
             + (r + 1) + " of " + longs.length);
       }
       at[r] = p;
@@ -99,7 +99,7 @@ final class Replies {
     }
     long expected = 8L * p + values;
     if (expected != reply.length) {
-      throw new IllegalStateException("script reply has " + reply.length + " bytes, expected " + expected
+      throw new MalformedReplyException("script reply has " + reply.length + " bytes, expected " + expected
           + " for the reports of " + longs.length + " requests");
     }
     // The values follow the numbers, in the order of their requests.
@@ -122,7 +122,7 @@ final class Replies {
   static List<ItemDecision> decode(byte[] report, List<ResolvedItem> items) {
     int expected = 8 * (1 + longs(items));
     if (report.length != expected) {
-      throw new IllegalStateException("script report has " + report.length + " bytes, expected " + expected);
+      throw new MalformedReplyException("script report has " + report.length + " bytes, expected " + expected);
     }
     return decode(new Report(report, 1, -1, 0), items);
   }
@@ -131,7 +131,7 @@ final class Replies {
     byte[] numbers = report.reply();
     if (report.state() >= 0) {
       if (items.size() != 1) {
-        throw new IllegalStateException("script reported a request of " + items.size() + " items by one value");
+        throw new MalformedReplyException("script reported a request of " + items.size() + " items by one value");
       }
       int code = (int) ((-1 - num(numbers, report.at())) & 3);
       byte[] value = Arrays.copyOfRange(numbers, report.state(), report.state() + report.stateLength());
@@ -142,7 +142,7 @@ final class Replies {
     for (ResolvedItem item : items) {
       long code = num(numbers, p++);
       if (code < 0 || code >= REASONS.length) {
-        throw new IllegalStateException("script reported reason " + code + ", unknown");
+        throw new MalformedReplyException("script reported reason " + code + ", unknown");
       }
       DenyReason reason = REASONS[(int) code];
       long wait = num(numbers, p++);
@@ -179,7 +179,7 @@ final class Replies {
     List<WindowState> windows = switch (item.rule().algorithm()) {
       case SLIDING_LOG -> slidingLog(item, allowed, value, now);
       case TOKEN_BUCKET -> tokenBucket(item, allowed, value, now);
-      default -> throw new IllegalStateException("script reported a " + item.rule().algorithm().configName()
+      default -> throw new MalformedReplyException("script reported a " + item.rule().algorithm().configName()
           + " decision by its value");
     };
     return decision(item, reason, 0, windows);
@@ -197,7 +197,7 @@ final class Replies {
     }
     int width = ItemShape.logSlotWidth(longest);
     if (v.length < LOG_HEADER + width || (v.length - LOG_HEADER) % width != 0) {
-      throw new IllegalStateException("script reported a sliding_log value of " + v.length + " bytes");
+      throw new MalformedReplyException("script reported a sliding_log value of " + v.length + " bytes");
     }
     Log log = new Log(v, width);
     long t = Math.max(now, num64(v, 4));
@@ -236,7 +236,7 @@ final class Replies {
       this.head = Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, 20));
       this.size = Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, 24));
       if (size > len || head >= len) {
-        throw new IllegalStateException("script reported a sliding_log value holding " + size + " units at "
+        throw new MalformedReplyException("script reported a sliding_log value holding " + size + " units at "
             + head + " in " + len + " slots");
       }
     }
@@ -278,7 +278,7 @@ final class Replies {
   private static List<WindowState> tokenBucket(ResolvedItem item, boolean allowed, byte[] v, long now) {
     List<Window> ws = item.windows();
     if (v.length != HEADER + 8 * ws.size()) {
-      throw new IllegalStateException("script reported a token_bucket value of " + v.length + " bytes for "
+      throw new MalformedReplyException("script reported a token_bucket value of " + v.length + " bytes for "
           + ws.size() + " windows");
     }
     long t = Math.max(now, num64(v, 4));
@@ -301,7 +301,7 @@ final class Replies {
   /** The time at the start of a report given as numbers. */
   static long time(byte[] report) {
     if (report.length < 8) {
-      throw new IllegalStateException("script report has " + report.length + " bytes, expected at least 8");
+      throw new MalformedReplyException("script report has " + report.length + " bytes, expected at least 8");
     }
     return num(report, 0);
   }

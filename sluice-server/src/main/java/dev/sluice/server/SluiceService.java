@@ -5,6 +5,7 @@ import dev.sluice.Sluice;
 import dev.sluice.config.ConfigException;
 import dev.sluice.spi.Store;
 import dev.sluice.server.config.ConfigReloader;
+import dev.sluice.server.metrics.DegradedDecisionLog;
 import dev.sluice.server.metrics.SluiceMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -114,7 +115,7 @@ public final class SluiceService implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
-        .build();
+        .listener(new DegradedDecisionLog()).build();
     ConfigReloader reloader;
     try {
       reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC());

@@ -5,6 +5,7 @@ import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.ConfigProblem;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.config.ConfigFiles;
@@ -89,7 +90,15 @@ final class ReplayCommand implements Callable<Integer> {
     RuleSet rules = loaded.rules();
     ReplayClock clock = new ReplayClock();
     Store s = Stores.open("sluice replay", store, clock);
-    try (RateLimiter limiter = Sluice.builder().rules(rules).store(s).ticker(clock).build()) {
+    RateLimiter built;
+    try {
+      built = Sluice.builder().rules(rules).store(s).ticker(clock).build();
+    } catch (dev.sluice.UnsupportedRuleException e) {
+      s.close();
+      ConfigLocation at = loaded.origin(e.rule());
+      throw new CliException((at != null ? at.toString() : config.toString()) + ": " + e.getMessage());
+    }
+    try (RateLimiter limiter = built) {
       MemoryStore memory = s instanceof MemoryStore m ? m : null;
       if (synthetic != null) {
         SyntheticTrace source = syntheticTrace(rules);

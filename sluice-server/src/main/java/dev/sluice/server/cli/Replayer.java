@@ -70,7 +70,8 @@ final class Replayer implements TraceSink {
     Decision d;
     try {
       d = limiter.acquire(new Request(items, micros));
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | dev.sluice.StoreException e) {
+      // A request the store could not decide stops the replay: its decisions would not be the store's.
       throw new CliException(where(at) + ": " + e.getMessage());
     }
     count(d);

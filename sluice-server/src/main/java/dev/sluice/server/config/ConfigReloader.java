@@ -1,7 +1,9 @@
 package dev.sluice.server.config;
 
 import dev.sluice.RateLimiter;
+import dev.sluice.UnsupportedRuleException;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.ConfigProblem;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -19,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * is simple and works on every file system, network mounts and Kubernetes config-map symlink
  * swaps included) and, when any file's bytes changed, loads everything again: a good
  * configuration replaces the rules in force atomically ({@link RateLimiter#updateRules}, which
- * keeps the state of unchanged rules); a bad one is rejected with its error kept for
- * {@code /v1/rules} and the metrics, and the last good configuration stays in force.
+ * keeps the state of unchanged rules); a bad one — including one with a rule the store cannot
+ * decide — is rejected with its error kept for {@code /v1/rules} and the metrics, and the last
+ * good configuration stays in force.
  */
 public final class ConfigReloader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
@@ -63,7 +66,7 @@ public final class ConfigReloader implements AutoCloseable {
     Map<Path, String> contents = ConfigFiles.read(path);
     ServiceConfig first = ConfigFiles.load(contents);
     logWarnings(first);
-    limiter.updateRules(first.rules());
+    apply(first);
     this.current = first;
     this.seen = contents;
     this.status = new Status(null, null, clock.instant(), 1);
@@ -121,6 +124,7 @@ public final class ConfigReloader implements AutoCloseable {
     ServiceConfig next;
     try {
       next = ConfigFiles.load(contents);
+      apply(next);
     } catch (ConfigException | RuntimeException e) {
       if (settled(contents)) {
         fail(e.getMessage());
@@ -131,7 +135,6 @@ public final class ConfigReloader implements AutoCloseable {
       return false;
     }
     logWarnings(next);
-    limiter.updateRules(next.rules());
     current = next;
     status = new Status(null, null, clock.instant(), status.generation() + 1);
     LOG.info("configuration reloaded from {}: {} rules in {} files", path, next.rules().size(), next.sources().size());
@@ -153,6 +156,20 @@ public final class ConfigReloader implements AutoCloseable {
       return true;
     } catch (ConfigException e) {
       return false;
+    }
+  }
+
+  /**
+   * Puts {@code config}'s rules in force. A rule the limiter's store cannot decide (a window
+   * beyond the store's maximum) is a configuration error, at the rule's place in its file: the
+   * rules in force stay.
+   */
+  private void apply(ServiceConfig config) throws ConfigException {
+    try {
+      limiter.updateRules(config.rules());
+    } catch (UnsupportedRuleException e) {
+      ConfigLocation at = config.origin(e.rule());
+      throw new ConfigException(ConfigProblem.at(at != null ? at : ConfigLocation.of(path.toString()), e.getMessage()));
     }
   }
 

@@ -30,6 +30,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code sluice_store_latency_seconds{rule}} — histogram of the time spent in the store per
  *       decision, for each rule of the request;
  *   <li>{@code sluice_store_errors_total{rule}} — store calls that failed or timed out;
+ *   <li>{@code sluice_store_errors_by_kind_total{kind}} — the same calls by kind: {@code timeout},
+ *       {@code overloaded} (not made: too many calls waited), {@code unavailable} (any other
+ *       outage), each of which degraded a decision, and {@code rejected} (the store could not
+ *       decide the request, which failed instead: see {@code docs/failure.md});
  *   <li>{@code sluice_config_reloads_total{result="ok"|"failed"}},
  *       {@code sluice_config_last_reload_ok} (1 or 0) and {@code sluice_rules} (rules in force).
  * </ul>
@@ -45,6 +49,7 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   private final ConcurrentHashMap<String, Counter[]> outcomes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> nearLimit = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> storeErrors = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> storeErrorKinds = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Timer> latency = new ConcurrentHashMap<>();
   private final Counter reloadsOk;
   private final Counter reloadsFailed;
@@ -106,8 +111,28 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
     }
   }
 
+  /** Kinds of {@code sluice_store_errors_by_kind_total}. */
+  public static final String TIMEOUT = "timeout";
+  public static final String OVERLOADED = "overloaded";
+  public static final String UNAVAILABLE = "unavailable";
+  public static final String REJECTED = "rejected";
+
+  /** The kind of a store error, as the limiter reports it (see {@code DecisionListener#onStoreError}). */
+  static String kind(Throwable error) {
+    if (error instanceof dev.sluice.StoreException || error instanceof IllegalArgumentException) {
+      return REJECTED;
+    }
+    if (error instanceof java.util.concurrent.TimeoutException
+        || error instanceof io.lettuce.core.RedisCommandTimeoutException) {
+      return TIMEOUT;
+    }
+    return error instanceof java.util.concurrent.RejectedExecutionException ? OVERLOADED : UNAVAILABLE;
+  }
+
   @Override
   public void onStoreError(Request request, Throwable error) {
+    storeErrorKinds.computeIfAbsent(kind(error), k -> Counter.builder("sluice.store.errors.by.kind").tag("kind", k)
+        .description("Store calls that failed or timed out, by kind").register(registry)).increment();
     String previous = null;
     for (var it : request.items()) {
       if (!it.rule().equals(previous)) {

@@ -122,4 +122,19 @@ class ReplayOnRedisTest {
         .doesNotContain("hunter2");
     assertThat(r.out()).isEmpty();
   }
+
+  @Test
+  void aRuleTheRedisStoreCannotDecideStopsTheReplayBeforeItStartsNamingItsPlace(@TempDir Path dir) throws IOException {
+    String config = Files.writeString(dir.resolve("big.yaml"), """
+        limits:
+          - name: big
+            config: [{limit: 10000001, period: 1m}]
+        """).toString();
+    Run r = run("replay", "--config", config, "--synthetic", "10", "--store", redis.get().uri());
+    assertThat(r.exit()).isEqualTo(Main.EXIT_ERRORS);
+    assertThat(r.err()).startsWith(config + ":2:")
+        .contains("rule 'big': window 10000001 per 1m: the Redis store's sliding_log supports limits up to 10000000")
+        .doesNotContain("internal error");
+    assertThat(r.out()).isEmpty();
+  }
 }
