@@ -56,6 +56,9 @@ final class Link implements AutoCloseable {
   private static final Delay RECONNECT_DELAY = Delay.exponential(Duration.ZERO, Duration.ofSeconds(1), 2,
       TimeUnit.MILLISECONDS);
 
+  /** The shortest time between two topology refreshes triggered by redirects or failed reconnections. */
+  static final Duration ADAPTIVE_REFRESH_EVERY = Duration.ofSeconds(1);
+
   /**
    * Many decisions are in flight on the one connection; each command is written with a flush,
    * and a flush is a system call on both sides. Flushes that come while others are pending are
@@ -98,6 +101,12 @@ final class Link implements AutoCloseable {
           .requestQueueSize(requestQueueSize)
           .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
               .enableAdaptiveRefreshTrigger(ClusterTopologyRefreshOptions.RefreshTrigger.values())
+              // A crashed master's connection fails its reconnection attempts (a second apart at
+              // most) until its replica is promoted; each may refresh the topology, but Lettuce's
+              // default lets one do so only every 5 s, and the first ran at the crash: decisions
+              // on that shard stayed degraded up to 5 s after the promotion. One refresh a second,
+              // only while something is wrong, costs the Cluster nothing.
+              .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_EVERY)
               .enablePeriodicRefresh(Duration.ofSeconds(30))
               .build())
           .build());

@@ -47,6 +47,12 @@ public final class RedisExtension<T extends RedisDeployment>
     return new RedisExtension<>("standalone-" + flavor, () -> Standalone.start(flavor), true, false);
   }
 
+  /** One server with extra lines of redis.conf, e.g. {@code "enable-debug-command yes"}. */
+  public static RedisExtension<Standalone> standalone(Flavor flavor, String... config) {
+    return new RedisExtension<>("standalone-" + flavor + "-" + String.join("|", config),
+        () -> Standalone.start(flavor, config), true, false);
+  }
+
   /** A master, a replica and three Sentinels. */
   public static RedisExtension<SentinelGroup> sentinel(Flavor flavor) {
     return new RedisExtension<>("sentinel-" + flavor, () -> SentinelGroup.start(flavor), true, false);
@@ -55,6 +61,11 @@ public final class RedisExtension<T extends RedisDeployment>
   /** A Cluster of three masters. */
   public static RedisExtension<Cluster> cluster(Flavor flavor) {
     return new RedisExtension<>("cluster-" + flavor, () -> Cluster.start(flavor), true, false);
+  }
+
+  /** A Cluster of three masters with a replica each (see {@link Cluster#withReplicas}). */
+  public static RedisExtension<Cluster> clusterWithReplicas(Flavor flavor) {
+    return new RedisExtension<>("cluster-replicas-" + flavor, () -> Cluster.withReplicas(flavor), true, false);
   }
 
   /** Servers of this class's own, stopped after its last test. */
