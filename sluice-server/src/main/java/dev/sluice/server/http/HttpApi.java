@@ -37,7 +37,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -64,23 +63,23 @@ public final class HttpApi {
   private final PrometheusMeterRegistry prometheus;
   private final RequestJson requests;
   private final long maxBodyBytes;
-  private final byte[] adminToken;
+  private final AdminGuard admin;
   private final long readyTimeoutMillis;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
 
   /**
    * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
    * @param maxBodyBytes the largest request body accepted
-   * @param adminToken if not null, {@code /v1/reset} requires {@code Authorization: Bearer <token>}
+   * @param admin who may use the admin endpoints ({@code /v1/reset})
    */
   public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, int maxKeyBytes,
-      long maxBodyBytes, String adminToken) {
+      long maxBodyBytes, AdminGuard admin) {
     this.limiter = limiter;
     this.config = config;
     this.prometheus = prometheus;
     this.requests = new RequestJson(maxKeyBytes);
     this.maxBodyBytes = maxBodyBytes;
-    this.adminToken = adminToken == null ? null : adminToken.getBytes(StandardCharsets.UTF_8);
+    this.admin = admin;
     this.readyTimeoutMillis = 2_000;
   }
 
@@ -193,14 +192,8 @@ public final class HttpApi {
   }
 
   private HttpResponse reset(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
-    if (adminToken != null) {
-      String auth = req.headers().get("authorization");
-      byte[] given = auth != null && auth.startsWith("Bearer ")
-          ? auth.substring(7).trim().getBytes(StandardCharsets.UTF_8) : new byte[0];
-      if (!MessageDigest.isEqual(given, adminToken)) {
-        throw new ApiException(401, "unauthorized", "/v1/reset needs 'Authorization: Bearer <admin token>'");
-      }
-    }
+    String auth = req.headers().get("authorization");
+    admin.check("/v1/reset", auth != null && auth.startsWith("Bearer ") ? auth.substring(7).trim() : null);
     Item it = requests.ruleAndKey(req.content().array(), limiter.rules());
     LOG.info("reset of rule '{}' for one key requested", it.rule());
     return answer(limiter.reset(it.rule(), it.key()), v -> json(HttpStatus.OK,
