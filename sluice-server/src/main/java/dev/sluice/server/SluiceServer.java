@@ -126,7 +126,7 @@ public final class SluiceServer implements AutoCloseable {
   public SluiceServer start() {
     server.start().join();
     FatalErrors.watch(server.config().workerGroup(), () -> closed);
-    LOG.info("listening on {}:{} (HTTP and gRPC)", bound, server.activeLocalPort());
+    LOG.info("listening on {}:{} (HTTP and gRPC)", bound, port());
     if (admin.refusesAll()) {
       LOG.warn(admin.warning());
     }
@@ -135,7 +135,8 @@ public final class SluiceServer implements AutoCloseable {
 
   /** The port in use (useful when the builder asked for port 0). */
   public int port() {
-    return server.activeLocalPort();
+    // activeLocalPort() knows only loopback and wildcard addresses, not 10.1.2.3.
+    return server.activePort().localAddress().getPort();
   }
 
   /** Shuts down as the class comment says; returns once stopped. Closing twice does nothing. */
