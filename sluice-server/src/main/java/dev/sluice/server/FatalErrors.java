@@ -44,7 +44,7 @@ public final class FatalErrors {
     Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
     Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
       if (isFatal(e)) {
-        halt(e + " in thread " + thread.getName());
+        halt(e, thread);
       }
       if (previous != null) {
         previous.uncaughtException(thread, e);
@@ -62,7 +62,7 @@ public final class FatalErrors {
   /** Ends the process if {@code t}, or one of its causes, is fatal and this class is installed. */
   public static void check(Throwable t) {
     if (installed && isFatal(t)) {
-      halt(t.toString());
+      halt(t, Thread.currentThread());
     }
   }
 
@@ -74,7 +74,7 @@ public final class FatalErrors {
     for (EventExecutor loop : group) {
       loop.terminationFuture().addListener(f -> {
         if (installed && !expected.getAsBoolean()) {
-          halt("the event loop " + loop + " ended: " + (f.cause() == null ? "no cause given" : f.cause()));
+          halt(f.cause() != null ? f.cause() : new IllegalStateException("an event loop ended"), Thread.currentThread());
         }
       });
     }
@@ -109,13 +109,23 @@ public final class FatalErrors {
     return false;
   }
 
-  private static void halt(String what) {
+  // Written when even the message cannot be built: the heap is full.
+  private static final byte[] FALLBACK = ("sluice: fatal: out of memory; exiting with code " + EXIT_CODE + "\n")
+      .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /** Says what happened in one line, if memory allows, and ends the process. Never returns. */
+  private static void halt(Throwable what, Thread where) {
     try {
-      System.err.println("sluice: fatal: " + what + "; exiting with code " + EXIT_CODE
-          + " so that a supervisor restarts the service");
+      System.err.println("sluice: fatal: " + what + " in thread " + where.getName() + "; exiting with code "
+          + EXIT_CODE + " so that a supervisor restarts the service");
       System.err.flush();
-    } catch (Throwable ignored) {
-      // Out of memory even for the message: exit all the same.
+    } catch (Throwable outOfMemory) {
+      try {
+        System.err.write(FALLBACK, 0, FALLBACK.length);
+        System.err.flush();
+      } catch (Throwable ignored) {
+        // Exit all the same.
+      }
     }
     // halt, not exit: shutdown hooks would drain connections of a process that cannot serve them.
     Runtime.getRuntime().halt(EXIT_CODE);

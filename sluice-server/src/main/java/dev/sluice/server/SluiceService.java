@@ -1,5 +1,6 @@
 package dev.sluice.server;
 
+import dev.sluice.DecisionListener;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
 import dev.sluice.config.ConfigException;
@@ -100,6 +101,17 @@ public final class SluiceService implements AutoCloseable {
     }
   }
 
+  /**
+   * A store call that failed with an {@code OutOfMemoryError} (on the store client's own threads)
+   * would otherwise be answered by the failure modes, as if the store were down.
+   */
+  private static final DecisionListener FATAL_STORE_ERRORS = new DecisionListener() {
+    @Override
+    public void onStoreError(dev.sluice.Request request, Throwable error) {
+      FatalErrors.check(error);
+    }
+  };
+
   private SluiceService(RateLimiter limiter, ConfigReloader reloader, SluiceServer server,
       PrometheusMeterRegistry registry) {
     this.limiter = limiter;
@@ -126,7 +138,7 @@ public final class SluiceService implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
-        .build();
+        .listener(FATAL_STORE_ERRORS).build();
     ConfigReloader reloader;
     try {
       reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC());

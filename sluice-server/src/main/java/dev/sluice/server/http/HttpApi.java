@@ -29,6 +29,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.server.DecisionJson;
+import dev.sluice.server.FatalErrors;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -147,6 +148,7 @@ public final class HttpApi {
 
   private HttpResponse failure(Throwable t) {
     Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    FatalErrors.check(c);
     if (c instanceof HttpStatusException h && h.httpStatus() != HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
       return errorResponse(h.httpStatus()).toHttpResponse();
     }
