@@ -2,7 +2,16 @@ package dev.sluice.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.linecorp.armeria.client.ClientFactory;
+import com.linecorp.armeria.client.ConnectionPoolListener;
+import com.linecorp.armeria.client.WebClient;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.RequestHeaders;
+import com.linecorp.armeria.common.SessionProtocol;
+import io.netty.util.AttributeMap;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,6 +82,47 @@ class GracefulShutdownTest {
           .isLessThan(8_000);
       assertThat(p.log()).contains("stopped");
     }
+  }
+
+  @Test
+  void anHttp2ConnectionIsSentGoawayDuringTheGraceAndItsRequestsStillSucceed() throws Exception {
+    try (ServeProcess p = ServeProcess.serve(dir.resolve("serve.log"), "--config", dir.toString(),
+        "--shutdown-grace", "5s", "--drain-timeout", "30s")) {
+      int port = p.awaitPort();
+      AtomicLong opened = new AtomicLong();
+      AtomicLong closed = new AtomicLong();
+      try (ClientFactory factory = ClientFactory.builder().connectionPoolListener(new ConnectionPoolListener() {
+        @Override
+        public void connectionOpen(SessionProtocol protocol, InetSocketAddress remote, InetSocketAddress local,
+            AttributeMap attrs) {
+          opened.incrementAndGet();
+        }
+
+        @Override
+        public void connectionClosed(SessionProtocol protocol, InetSocketAddress remote, InetSocketAddress local,
+            AttributeMap attrs) {
+          closed.incrementAndGet();
+        }
+      }).build()) {
+        WebClient h2 = WebClient.builder("h2c://127.0.0.1:" + port).factory(factory).build();
+        assertThat(acquire(h2)).isEqualTo(200);
+        assertThat(opened.get()).isEqualTo(1);
+
+        long t0 = System.nanoTime();
+        p.terminate();
+        await(Duration.ofSeconds(2), () -> fresh(port, "/readyz").status() == 503);
+        assertThat(acquire(h2)).as("acquire during the grace, on the HTTP/2 connection").isEqualTo(200);
+        await(Duration.ofSeconds(2), () -> closed.get() == 1);
+        assertThat(acquire(h2)).as("acquire during the grace, on a new connection").isEqualTo(200);
+        assertThat(opened.get()).as("connections opened").isEqualTo(2);
+        assertThat(millisSince(t0)).as("still within the grace").isLessThan(5_000);
+      }
+    }
+  }
+
+  private static int acquire(WebClient h2) {
+    return h2.execute(RequestHeaders.builder(HttpMethod.POST, "/v1/acquire").contentType(MediaType.JSON).build(),
+        ACQUIRE).aggregate().join().status().code();
   }
 
   @Test
