@@ -1,5 +1,9 @@
 package dev.sluice.server;
 
+import com.linecorp.armeria.common.HttpHeaderNames;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.SessionProtocol;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
@@ -9,38 +13,101 @@ import dev.sluice.Sluice;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
 import dev.sluice.server.envoy.GrpcErrors;
+import dev.sluice.server.http.AdminGuard;
 import dev.sluice.server.http.HttpApi;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Sluice service: the HTTP JSON API and Envoy's gRPC rate limit service on one port. Closing
- * it stops accepting connections, lets requests in flight finish (up to the drain timeout), then
- * stops the reloader. The limiter belongs to the caller.
+ * The Sluice service: the HTTP JSON API and Envoy's gRPC rate limit service on one port. The
+ * limiter belongs to the caller.
+ *
+ * <p>Closing it shuts down in three steps, so that a client that honours readiness and
+ * {@code Connection: close} sees no failed request:
+ * <ol>
+ *   <li>At once, {@code /readyz} answers 503 and every answer closes its connection
+ *       ({@code Connection: close} in HTTP/1.1, GOAWAY in HTTP/2); everything is still served for
+ *       the shutdown grace, so that balancers notice and route elsewhere.
+ *   <li>After the grace, no new connection is taken; requests in flight finish.
+ *   <li>As soon as none is in flight (at most the drain timeout), the remaining connections and
+ *       the port are closed, then the reloader is stopped.
+ * </ol>
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceServer.class);
 
   private final Server server;
   private final ConfigReloader config;
+  private final Duration shutdownGrace;
+  private final Duration drainTimeout;
+  private final AdminGuard admin;
+  private final String bound;
+  // Written once each by close(), read on the event loops.
+  private volatile boolean draining;
+  private volatile boolean refusingConnections;
+  private volatile boolean closed;
+  private final OpenConnections connections = new OpenConnections();
 
   private SluiceServer(Builder b) {
     ServerBuilder sb = Server.builder();
-    sb.port(new InetSocketAddress(b.host, b.port), SessionProtocol.HTTP);
-    sb.gracefulShutdownTimeout(b.drainQuietPeriod, b.drainTimeout);
+    InetSocketAddress address = new InetSocketAddress(b.host, b.port);
+    sb.port(address, SessionProtocol.HTTP);
+    // No quiet period: Armeria keeps its port open and serving until nothing has been answered
+    // for that long, so a steady client would keep the process up until the timeout. The grace
+    // before stop() is the time to notice; stop() ends as soon as nothing is in flight.
+    sb.gracefulShutdownTimeout(Duration.ZERO, b.drainTimeout);
+    sb.childChannelPipelineCustomizer(p -> {
+      if (refusingConnections) {
+        // The port stays open until the requests in flight are answered; a connection accepted
+        // meanwhile is closed at once rather than served.
+        p.channel().close();
+        return;
+      }
+      p.addFirst(FatalErrors.channelHandler());
+      connections.add(p.channel());
+    });
+    sb.decorator((delegate, ctx, req) -> {
+      if (draining) {
+        // Connection: close on HTTP/1.1, closed after this answer; on HTTP/2 a GOAWAY, and streams
+        // already open finish: the client's next request opens a new connection, which a balancer
+        // sends to an instance that is not shutting down.
+        ctx.addAdditionalResponseHeader(HttpHeaderNames.CONNECTION, "close");
+        if (!ctx.sessionProtocol().isMultiplex()) {
+          // Armeria leaves an HTTP/1.1 connection open after its "close" answer, until the client
+          // closes it; the server must close it (RFC 9112, 9.6).
+          ctx.log().whenComplete().thenRun(() -> connections.close(ctx.remoteAddress()));
+        }
+      }
+      try {
+        return delegate.serve(ctx, req);
+      } catch (VirtualMachineError e) {
+        FatalErrors.check(e);
+        throw e;
+      }
+    });
+    // Readiness fails as soon as shutdown begins, whatever the store says.
+    sb.decorator("/readyz", (delegate, ctx, req) -> draining
+        ? HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.JSON_UTF_8, "{\"status\":\"shutting down\"}")
+        : delegate.serve(ctx, req));
     // Every handler runs on the event loop and never blocks (a remote store answers on its own
     // client's threads). Armeria's shared loops, two per CPU, are kept: one per CPU costs about 5%
     // less CPU per decision but, sharing the CPUs with other processes, it answered fewer
     // decisions per second (docs/service.md, "Performance notes").
     // The Server header tells anyone which HTTP library and version answer.
     sb.disableServerHeader();
-    new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, b.adminToken, b.storeHealth)
-        .bind(sb);
+    this.admin = AdminGuard.of(b.adminToken, address.getAddress());
+    this.bound = address.getAddress().getHostAddress();
+    new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, admin, b.storeHealth).bind(sb);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
         .exceptionHandler(new GrpcErrors())
@@ -49,6 +116,8 @@ public final class SluiceServer implements AutoCloseable {
         .build());
     this.server = sb.build();
     this.config = b.config;
+    this.shutdownGrace = b.shutdownGrace;
+    this.drainTimeout = b.drainTimeout;
   }
 
   public static Builder builder() {
@@ -58,21 +127,87 @@ public final class SluiceServer implements AutoCloseable {
   /** Starts listening; returns when the port is bound. */
   public SluiceServer start() {
     server.start().join();
-    LOG.info("listening on {} (HTTP and gRPC)", server.activeLocalPort());
+    FatalErrors.watch(server.config().workerGroup(), () -> closed);
+    LOG.info("listening on {}:{} (HTTP and gRPC)", bound, port());
+    if (admin.refusesAll()) {
+      LOG.warn(admin.warning());
+    }
     return this;
   }
 
   /** The port in use (useful when the builder asked for port 0). */
   public int port() {
-    return server.activeLocalPort();
+    // activeLocalPort() knows only loopback and wildcard addresses, not 10.1.2.3.
+    return server.activePort().localAddress().getPort();
   }
 
+  /** Shuts down as the class comment says; returns once stopped. Closing twice does nothing. */
   @Override
   public void close() {
-    LOG.info("shutting down: draining requests in flight");
-    server.stop().join();
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    draining = true;
+    if (!shutdownGrace.isZero()) {
+      LOG.info("shutting down: /readyz answers 503; serving {} ms more so that balancers notice",
+          shutdownGrace.toMillis());
+      sleep(shutdownGrace);
+    }
+    LOG.info("shutting down: no new connections; draining requests in flight (at most {} ms)", drainTimeout.toMillis());
+    refusingConnections = true;
+    CompletableFuture<Void> stopped = server.stop();
+    awaitDrained(stopped);
     config.close();
     LOG.info("stopped");
+  }
+
+  /**
+   * Waits until the port and every connection are closed, which Armeria does once nothing is in
+   * flight. Its stop() goes on to let its acceptor threads idle out for a few seconds more; the
+   * process need not wait for that.
+   */
+  private void awaitDrained(CompletableFuture<Void> stopped) {
+    long deadline = System.nanoTime() + drainTimeout.plusSeconds(5).toNanos();
+    while (!stopped.isDone() && System.nanoTime() < deadline
+        && !(server.activePorts().isEmpty() && server.numConnections() == 0)) {
+      sleep(Duration.ofMillis(10));
+    }
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      // Asked to hurry: go on with the next step.
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The open connections by their client's address: a request's context names its connection
+   * only by addresses, and an answer saying {@code Connection: close} must be followed by closing.
+   */
+  private static final class OpenConnections {
+    private final ConcurrentMap<SocketAddress, Channel> byPeer = new ConcurrentHashMap<>();
+
+    void add(Channel ch) {
+      SocketAddress peer = ch.remoteAddress();
+      if (peer != null) {
+        byPeer.put(peer, ch);
+        ch.closeFuture().addListener(f -> byPeer.remove(peer, ch));
+      }
+    }
+
+    /** Closes the connection from {@code peer}, after what its event loop has queued (the answer). */
+    void close(SocketAddress peer) {
+      Channel ch = byPeer.get(peer);
+      if (ch != null) {
+        ch.eventLoop().execute(ch::close);
+      }
+    }
   }
 
   /** Builds a {@link SluiceServer}. */
@@ -80,13 +215,13 @@ public final class SluiceServer implements AutoCloseable {
     private RateLimiter limiter;
     private ConfigReloader config;
     private PrometheusMeterRegistry prometheus;
-    private String host = "0.0.0.0";
+    private String host = "127.0.0.1";
     private int port = 8080;
     private int maxKeyBytes = Sluice.DEFAULT_MAX_KEY_BYTES;
     private long maxBodyBytes = 64 * 1024;
     private String adminToken;
     private StoreHealth storeHealth;
-    private Duration drainQuietPeriod = Duration.ofMillis(500);
+    private Duration shutdownGrace = Duration.ZERO;
     private Duration drainTimeout = Duration.ofSeconds(15);
 
     private Builder() {}
@@ -108,6 +243,7 @@ public final class SluiceServer implements AutoCloseable {
       return this;
     }
 
+    /** The address to bind (default {@code 127.0.0.1}). */
     public Builder host(String h) {
       this.host = Objects.requireNonNull(h, "host");
       return this;
@@ -137,7 +273,10 @@ public final class SluiceServer implements AutoCloseable {
       return this;
     }
 
-    /** If set, {@code POST /v1/reset} requires {@code Authorization: Bearer <token>}. */
+    /**
+     * If set, admin endpoints ({@code POST /v1/reset}) require {@code Authorization: Bearer <token>};
+     * if not, they are open on a loopback address and refused (403) on any other.
+     */
     public Builder adminToken(String t) {
       this.adminToken = t;
       return this;
@@ -150,12 +289,29 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /**
-     * How shutdown drains: it waits until no request has been in flight for {@code quietPeriod},
-     * and at most {@code timeout}.
+     * How long {@link SluiceServer#close()} keeps serving, with {@code /readyz} failing, before it
+     * refuses new connections (default none).
+     *
+     * @throws IllegalArgumentException if negative
      */
-    public Builder drain(Duration quietPeriod, Duration timeout) {
-      this.drainQuietPeriod = Objects.requireNonNull(quietPeriod, "quietPeriod");
-      this.drainTimeout = Objects.requireNonNull(timeout, "timeout");
+    public Builder shutdownGrace(Duration grace) {
+      if (grace.isNegative()) {
+        throw new IllegalArgumentException("shutdownGrace must not be negative, was " + grace);
+      }
+      this.shutdownGrace = grace;
+      return this;
+    }
+
+    /**
+     * How long shutdown waits, after the grace, for requests in flight (default 15 s).
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder drainTimeout(Duration timeout) {
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("drainTimeout must not be negative, was " + timeout);
+      }
+      this.drainTimeout = timeout;
       return this;
     }
 

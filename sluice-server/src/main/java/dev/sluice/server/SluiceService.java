@@ -1,5 +1,6 @@
 package dev.sluice.server;
 
+import dev.sluice.DecisionListener;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
 import dev.sluice.Ticker;
@@ -34,61 +35,84 @@ public final class SluiceService implements AutoCloseable {
    * @param host the address to bind
    * @param port the port (0: any free port)
    * @param pollInterval how often the configuration is checked for changes
-   * @param adminToken if not null, required by {@code /v1/reset}
-   * @param drainTimeout how long shutdown waits for requests in flight
+   * @param adminToken if not null, required by admin endpoints ({@code /v1/reset}); if null, they
+   *     are open on a loopback address and refused on any other
+   * @param drainTimeout how long shutdown waits, after the grace, for requests in flight
    * @param storeTimeout how long a remote store may take before failure modes decide
+   * @param shutdownGrace how long shutdown keeps serving, {@code /readyz} failing, before it
+   *     refuses new connections
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
-      Duration drainTimeout, Duration storeTimeout, double localShare) {
+      Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace) {
     public Settings {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(pollInterval, "pollInterval");
       Objects.requireNonNull(drainTimeout, "drainTimeout");
       Objects.requireNonNull(storeTimeout, "storeTimeout");
+      Objects.requireNonNull(shutdownGrace, "shutdownGrace");
       if (!(localShare > 0 && localShare <= 1)) {
         throw new IllegalArgumentException("localShare must be in (0, 1], was " + localShare);
       }
     }
 
     /**
-     * Defaults: all interfaces, port 8080, a check every 500 ms, open reset, 15 s of draining, a
-     * store timeout of 250 ms.
+     * Defaults: {@code 127.0.0.1}, port 8080, a check every 500 ms, no admin token, no shutdown
+     * grace (an embedding application decides when to stop; {@code sluice serve} gives 5 s), 15 s
+     * of draining, a store timeout of 250 ms.
      */
     public static Settings of(Path config) {
-      return new Settings(config, "0.0.0.0", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
-          Duration.ofMillis(250), 1.0);
+      return new Settings(config, "127.0.0.1", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
+          Duration.ofMillis(250), 1.0, Duration.ZERO);
     }
 
     /** The share of each limit that {@code failure_mode: local} holds in this instance. */
     public Settings withLocalShare(double share) {
-      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, share);
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout,
+          share, shutdownGrace);
     }
 
     public Settings withHost(String h) {
-      return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare);
+      return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout,
+          localShare, shutdownGrace);
     }
 
     public Settings withPort(int p) {
-      return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout, localShare);
+      return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout,
+          localShare, shutdownGrace);
     }
 
     public Settings withPollInterval(Duration d) {
-      return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare);
+      return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare, shutdownGrace);
     }
 
     public Settings withAdminToken(String t) {
-      return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare);
+      return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare, shutdownGrace);
     }
 
     public Settings withStoreTimeout(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare);
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare, shutdownGrace);
+    }
+
+    public Settings withShutdownGrace(Duration d) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare, d);
     }
 
     public Settings withDrainTimeout(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare);
+      return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare, shutdownGrace);
     }
   }
+
+  /**
+   * A store call that failed with an {@code OutOfMemoryError} (on the store client's own threads)
+   * would otherwise be answered by the failure modes, as if the store were down.
+   */
+  private static final DecisionListener FATAL_STORE_ERRORS = new DecisionListener() {
+    @Override
+    public void onStoreError(dev.sluice.Request request, Throwable error) {
+      FatalErrors.check(error);
+    }
+  };
 
   private SluiceService(RateLimiter limiter, ConfigReloader reloader, SluiceServer server,
       PrometheusMeterRegistry registry) {
@@ -117,7 +141,7 @@ public final class SluiceService implements AutoCloseable {
     SluiceMetrics metrics = new SluiceMetrics(registry);
     StoreHealth health = new StoreHealth(Ticker.system());
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
-        .listener(health).listener(new DegradedDecisionLog()).build();
+        .listener(health).listener(new DegradedDecisionLog()).listener(FATAL_STORE_ERRORS).build();
     ConfigReloader reloader;
     try {
       reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC());
@@ -130,7 +154,7 @@ public final class SluiceService implements AutoCloseable {
     try {
       server = SluiceServer.builder().limiter(limiter).config(reloader).prometheus(registry).host(s.host())
           .port(s.port()).adminToken(s.adminToken()).maxKeyBytes(Sluice.DEFAULT_MAX_KEY_BYTES).storeHealth(health)
-          .drain(Duration.ofMillis(Math.min(500, s.drainTimeout().toMillis())), s.drainTimeout()).build().start();
+          .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout()).build().start();
     } catch (RuntimeException e) {
       reloader.close();
       limiter.close();
@@ -156,7 +180,10 @@ public final class SluiceService implements AutoCloseable {
     return registry;
   }
 
-  /** Drains and stops the server, then closes the limiter and its store. */
+  /**
+   * Shuts the server down (readiness fails, the grace, then draining: {@link SluiceServer}), then
+   * closes the limiter and its store.
+   */
   @Override
   public void close() {
     try {

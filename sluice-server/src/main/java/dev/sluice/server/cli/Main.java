@@ -1,5 +1,6 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.server.FatalErrors;
 import java.io.BufferedWriter;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -18,8 +19,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code sluice} command. Exit codes: 0 success; 1 warnings only (check-config); 2 errors in
- * what the user gave (configuration, trace, options); 69 the store could not be reached; 70 an
- * internal error.
+ * what the user gave (configuration, trace, options); 3 a fatal error of the JVM (out of memory, a
+ * dead event loop: {@link FatalErrors}); 69 the store could not be reached; 70 an internal error.
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Transactional multi-window rate limiting.",
@@ -29,6 +30,7 @@ public final class Main implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_WARNINGS = 1;
   public static final int EXIT_ERRORS = 2;
+  public static final int EXIT_FATAL = FatalErrors.EXIT_CODE;
   public static final int EXIT_UNAVAILABLE = 69;
   public static final int EXIT_INTERNAL = 70;
 
@@ -41,6 +43,8 @@ public final class Main implements Runnable {
   }
 
   public static void main(String[] args) {
+    // A process that ran out of memory exits at once rather than linger with its port held.
+    FatalErrors.install();
     // Replay writes a line per request: a large buffer, flushed at the end, not per line.
     PrintWriter out = new PrintWriter(new BufferedWriter(
         new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), 1 << 16));

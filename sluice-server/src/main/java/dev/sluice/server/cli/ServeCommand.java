@@ -39,7 +39,8 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--port", defaultValue = "8080", description = "port for HTTP and gRPC (default: ${DEFAULT-VALUE})")
   int port;
 
-  @Option(names = "--host", defaultValue = "0.0.0.0", description = "address to bind (default: ${DEFAULT-VALUE})")
+  @Option(names = "--host", defaultValue = "127.0.0.1", paramLabel = "ADDR",
+      description = "address to bind; beyond loopback, admin endpoints need --admin-token (default: ${DEFAULT-VALUE})")
   String host;
 
   @Option(names = "--poll-interval", defaultValue = "500ms", paramLabel = "DURATION",
@@ -52,9 +53,16 @@ final class ServeCommand implements Callable<Integer> {
       description = "how long the store may take before failure modes decide (default: ${DEFAULT-VALUE})")
   Duration storeTimeout;
 
+  @Option(names = "--shutdown-grace", defaultValue = "5s", paramLabel = "DURATION",
+      converter = GraceConverter.class,
+      description = "on SIGTERM, how long /readyz answers 503 while everything is still served, so that balancers "
+          + "notice; 0 for none (default: ${DEFAULT-VALUE})")
+  Duration shutdownGrace;
+
   @Option(names = "--drain-timeout", defaultValue = "15s", paramLabel = "DURATION",
       converter = DurationConverter.class,
-      description = "how long shutdown waits for requests in flight (default: ${DEFAULT-VALUE})")
+      description = "after the grace, how long shutdown waits at most for requests in flight "
+          + "(default: ${DEFAULT-VALUE})")
   Duration drainTimeout;
 
   @Option(names = "--local-share", defaultValue = "1", paramLabel = "SHARE",
@@ -68,7 +76,8 @@ final class ServeCommand implements Callable<Integer> {
   long maxKeys;
 
   @Option(names = "--admin-token", defaultValue = "${env:SLUICE_ADMIN_TOKEN}", paramLabel = "TOKEN",
-      description = "if set, POST /v1/reset needs 'Authorization: Bearer TOKEN' (default: $SLUICE_ADMIN_TOKEN)")
+      description = "if set, admin endpoints (POST /v1/reset) need 'Authorization: Bearer TOKEN'; if not, they are "
+          + "open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
   String adminToken;
 
   @Override
@@ -88,6 +97,7 @@ final class ServeCommand implements Callable<Integer> {
     LOG.info("store: {}", s.describe());
     SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)
         .withPollInterval(pollInterval).withStoreTimeout(storeTimeout).withDrainTimeout(drainTimeout)
+        .withShutdownGrace(shutdownGrace)
         .withLocalShare(localShare)
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
@@ -110,14 +120,33 @@ final class ServeCommand implements Callable<Integer> {
   static final class DurationConverter implements ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
+      Duration d = GraceConverter.parse(value);
+      if (d.isZero()) {
+        throw new TypeConversionException("'" + value + "' must be a positive duration");
+      }
+      return d;
+    }
+  }
+
+  /** As {@link DurationConverter}, where zero means none. */
+  static final class GraceConverter implements ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      return parse(value);
+    }
+
+    static Duration parse(String value) {
+      if (value.strip().equals("0")) {
+        return Duration.ZERO;
+      }
       Duration d;
       try {
         d = ConfigLoader.parseDuration(value, "the value");
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }
-      if (d.isNegative() || d.isZero()) {
-        throw new TypeConversionException("'" + value + "' must be a positive duration");
+      if (d.isNegative()) {
+        throw new TypeConversionException("'" + value + "' must not be negative");
       }
       return d;
     }

@@ -34,6 +34,7 @@ import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.server.DecisionJson;
 import dev.sluice.server.StoreHealth;
+import dev.sluice.server.FatalErrors;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -44,7 +45,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -85,7 +85,7 @@ public final class HttpApi {
   private final PrometheusMeterRegistry prometheus;
   private final RequestJson requests;
   private final long maxBodyBytes;
-  private final byte[] adminToken;
+  private final AdminGuard admin;
   private final long readyTimeoutMillis;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
   private final StoreHealth storeHealth;
@@ -93,19 +93,19 @@ public final class HttpApi {
   /**
    * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
    * @param maxBodyBytes the largest request body accepted
-   * @param adminToken if not null, {@code /v1/reset} requires {@code Authorization: Bearer <token>}
+   * @param admin who may use the admin endpoints ({@code /v1/reset})
    * @param storeHealth the outcomes of the limiter's store calls, for {@code /readyz}; if null,
    *     readiness rests on the store's ping alone
    */
   public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, int maxKeyBytes,
-      long maxBodyBytes, String adminToken, StoreHealth storeHealth) {
+      long maxBodyBytes, AdminGuard admin, StoreHealth storeHealth) {
     this.storeHealth = storeHealth;
     this.limiter = limiter;
     this.config = config;
     this.prometheus = prometheus;
     this.requests = new RequestJson(maxKeyBytes);
     this.maxBodyBytes = maxBodyBytes;
-    this.adminToken = adminToken == null ? null : adminToken.getBytes(StandardCharsets.UTF_8);
+    this.admin = admin;
     this.readyTimeoutMillis = 2_000;
   }
 
@@ -196,6 +196,7 @@ public final class HttpApi {
         }
       }
     }
+    FatalErrors.check(c);
     if (c instanceof HttpStatusException h && h.httpStatus() != HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
       return errorResponse(h.httpStatus()).toHttpResponse();
     }
@@ -262,14 +263,7 @@ public final class HttpApi {
   }
 
   private HttpResponse reset(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
-    if (adminToken != null) {
-      String token = bearerToken(req.headers().get(HttpHeaderNames.AUTHORIZATION));
-      byte[] given = token == null ? new byte[0] : token.getBytes(StandardCharsets.UTF_8);
-      // Constant time in the token's content: a wrong guess says nothing of how close it was.
-      if (!MessageDigest.isEqual(given, adminToken)) {
-        throw new ApiException(401, "unauthorized", "/v1/reset needs 'Authorization: Bearer <admin token>'");
-      }
-    }
+    admin.check("/v1/reset", bearerToken(req.headers().get(HttpHeaderNames.AUTHORIZATION)));
     Item it = requests.ruleAndKey(req.content().array(), limiter.rules());
     LOG.info("reset of rule '{}' for one key requested", it.rule());
     return answer(limiter.reset(it.rule(), it.key()), v -> json(HttpStatus.OK,

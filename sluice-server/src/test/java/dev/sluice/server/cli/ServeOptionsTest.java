@@ -20,4 +20,18 @@ class ServeOptionsTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--max-keys must be >= 1, was 0");
   }
+
+  @Test
+  void aShutdownGraceThatIsNotADurationIsAUsageErrorNamingTheOption() {
+    Cli.Run r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--shutdown-grace", "-1s");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--shutdown-grace").contains("-1s");
+  }
+
+  @Test
+  void aShutdownGraceOfZeroMeansNone() {
+    assertThat(new ServeCommand.GraceConverter().convert("0")).isZero();
+    assertThat(new ServeCommand.GraceConverter().convert("0s")).isZero();
+    assertThat(new ServeCommand.GraceConverter().convert("750ms")).hasMillis(750);
+  }
 }
