@@ -37,12 +37,15 @@ public final class GrpcErrors implements GrpcExceptionHandlerFunction {
    * exception, or an index out of bounds on a frame cut short), the message (protobuf's parse
    * error, wrapped in a status exception by the marshaller) or the number of messages. The
    * service's own code never throws to the library (it answers every failure itself), so a
-   * failure with a Sluice frame on its stack is a bug in it, not in the request.
+   * failure that passed through the service (this package, which every call into the limiter
+   * goes through) is a bug in it, not in the request. Other Sluice frames — the server's
+   * decorators and network handlers — sit under every call and tell nothing.
    */
   private static boolean isMalformedRequest(Throwable cause) {
+    String service = GrpcErrors.class.getPackageName() + ".";
     for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
       for (StackTraceElement e : t.getStackTrace()) {
-        if (e.getClassName().startsWith("dev.sluice.")) {
+        if (e.getClassName().startsWith(service) && !e.getClassName().startsWith(GrpcErrors.class.getName())) {
           return false;
         }
       }
