@@ -58,7 +58,7 @@ import java.util.concurrent.atomic.LongAdder;
  * A sweep made for room runs at most about a tenth of the time, so the figure may also include the
  * wait for the next such sweep; it is never 0. A key larger than the rule could ever hold is
  * denied with {@link WindowState#NEVER}. Held keys keep deciding exactly: their decisions are the
- * same as in an empty store, except that an exact log that must grow to admit more units and has
+ * same as in a store with room to spare, except that an exact log that must grow to admit more units and has
  * no room to grow is denied {@code store_full} too, with the earlier of the time above and the
  * time its oldest units leave its longest window (then it has room without growing).
  *
@@ -94,8 +94,8 @@ public final class MemoryStore implements Store {
     this.lastSweep = ticker.nowMicros();
   }
 
-  /** A quarter of the JVM's maximum heap. */
-  static long defaultMaxBytes() {
+  /** The default byte budget: a quarter of the JVM's maximum heap ({@link Runtime#maxMemory()}). */
+  public static long defaultMaxBytes() {
     return Math.max(1, Runtime.getRuntime().maxMemory() / 4);
   }
 
@@ -604,7 +604,10 @@ public final class MemoryStore implements Store {
           KeyState s = en.getValue();
           s.lock();
           try {
-            if (s.dead) {
+            // A state not decided yet is being created by a request that decides it next (and
+            // records when it becomes idle): taking it away would only make that request create
+            // it again, after another request may have taken its room.
+            if (s.dead || s.lastSeen == Long.MIN_VALUE) {
               continue;
             }
             if (s.idle(Math.max(nowMicros, s.lastSeen))) {

@@ -1,10 +1,12 @@
 package dev.sluice.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.sluice.Algorithm;
 import dev.sluice.Decision;
 import dev.sluice.DenyReason;
+import dev.sluice.Item;
 import dev.sluice.ItemDecision;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
@@ -201,5 +203,20 @@ class MemoryStoreFairShareTest {
     assertThat(admitted).isEqualTo(10);
     assertThat(store.bytes()).isEqualTo(10 * longKey);
     assertThat(shortKey).isLessThan(longKey / 2);
+  }
+
+  /** Two new keys of one request, room for one: one is denied, and the request ends. */
+  @Test
+  void aRequestForTwoNewKeysInAStoreWithRoomForOneIsDeniedNotStuck() {
+    MemoryStore store = MemoryStore.builder().ticker(ticker).maxKeys(1).build();
+    RateLimiter limiter = Sluice.builder().store(store).rules(export).build();
+    Decision d = assertTimeoutPreemptively(Duration.ofSeconds(10),
+        () -> limiter.acquire(Request.of(Item.of("reports.export", "x"), Item.of("reports.export", "y"))));
+    assertThat(d.allowed()).isFalse();
+    assertThat(d.items()).extracting(ItemDecision::reason).contains(DenyReason.STORE_FULL);
+    assertThat(d.retryAfterMs()).isPositive();
+    assertThat(store.size()).isEqualTo(1);
+    assertThat(limiter.acquire("reports.export", "x").allowed() || limiter.acquire("reports.export", "y").allowed())
+        .as("the key held is decided").isTrue();
   }
 }

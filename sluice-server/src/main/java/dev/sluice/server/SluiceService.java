@@ -113,6 +113,7 @@ public final class SluiceService implements AutoCloseable {
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
+    metrics.watchStore(store);
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
         .build();
     ConfigReloader reloader;

@@ -20,4 +20,11 @@ class ServeOptionsTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--max-keys must be >= 1, was 0");
   }
+
+  @Test
+  void aStoreByteBudgetThatIsNotASizeIsAUsageErrorNamingTheOption() {
+    Cli.Run r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--max-store-bytes", "lots");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--max-store-bytes").contains("'lots' is not a size");
+  }
 }
