@@ -133,8 +133,14 @@ public final class Sluice {
      */
     public RateLimiter build() {
       Store s = store != null ? store : MemoryStore.builder().ticker(ticker).build();
-      Store local = MemoryStore.builder().ticker(ticker).build();
+      MemoryStore local = MemoryStore.builder().ticker(ticker).build();
       try {
+        // A memory store shares its room among the rules in force: it learns them now, not at the
+        // first change.
+        if (s instanceof MemoryStore m) {
+          m.rulesInForce(rules);
+        }
+        local.rulesInForce(rules);
         return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
             sleeper);
       } catch (RuntimeException e) {

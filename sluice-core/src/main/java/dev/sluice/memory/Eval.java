@@ -21,6 +21,11 @@ final class Eval {
     retryMicros = new long[windows];
   }
 
+  /** Heap bytes of an instance for {@code windows} windows. */
+  static long bytes(int windows) {
+    return Heap.object(3 * Heap.REF + 1 + 8) + Heap.booleans(windows) + Heap.longs(windows);
+  }
+
   /** Forgets the previous evaluation. */
   Eval reset() {
     Arrays.fill(exceeded, false);

@@ -6,6 +6,9 @@ import java.util.List;
 
 /** One counter per window, for the window aligned at a multiple of P since the Unix epoch. */
 final class FixedWindowState extends KeyState {
+  /** index, count. */
+  private static final long FIELDS = 2 * Heap.REF;
+
   private final long[] index;
   private final long[] count;
 
@@ -66,5 +69,15 @@ final class FixedWindowState extends KeyState {
       }
     }
     return true;
+  }
+
+  @Override
+  long bytes() {
+    return bytes(limits.length);
+  }
+
+  /** {@link #bytes()} of a state for {@code windows} windows. */
+  static long bytes(int windows) {
+    return baseBytes(FIELDS, windows) + 2 * Heap.longs(windows);
   }
 }

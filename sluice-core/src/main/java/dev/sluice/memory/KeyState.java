@@ -32,6 +32,8 @@ import java.util.concurrent.locks.LockSupport;
 abstract class KeyState {
   private static final AtomicLong SEQUENCE = new AtomicLong();
   private static final VarHandle VERSION;
+  /** This class's fields: four longs, four references, two booleans. */
+  private static final long FIELDS = 4 * 8 + 4 * Heap.REF + 2;
 
   static {
     try {
@@ -58,6 +60,8 @@ abstract class KeyState {
    */
   boolean denying;
   private final Eval scratch;
+  /** Where this state's bytes are counted; set before the state is published. */
+  Budget.Account account;
 
   KeyState(List<Window> windows) {
     int n = windows.size();
@@ -172,6 +176,52 @@ abstract class KeyState {
 
   /** Whether every window is empty at {@code now}, so the state can be forgotten. */
   abstract boolean idle(long now);
+
+  /**
+   * When this state becomes idle if no further units are admitted: {@code now} if it is idle
+   * already. It never moves earlier as units are admitted, so a time read once is a lower bound
+   * for good.
+   */
+  final long idleAt(long now) {
+    long t = Math.max(now, lastSeen);
+    long latest = 0;
+    for (int i = 0; i < limits.length; i++) {
+      latest = Math.max(latest, resetMicros(t, i));
+    }
+    return t + latest;
+  }
+
+  /**
+   * The heap bytes a commit of {@code cost} at {@code now} would add to this state (a log that
+   * must grow); 0 for states of fixed size. Called under the lock, after {@link #evaluate} said
+   * it fits and before {@link #commit}.
+   */
+  long growthFor(long now, long cost) {
+    return 0;
+  }
+
+  /** Makes the room {@link #growthFor} counted, once the store has granted those bytes. */
+  void grow(long now, long cost) {}
+
+  /**
+   * When a commit of {@code cost} would no longer need {@link #growthFor} bytes if no other units
+   * were admitted meanwhile; {@link Long#MAX_VALUE} if never.
+   */
+  long noGrowthAt(long now, long cost) {
+    return Long.MAX_VALUE;
+  }
+
+  /** The heap bytes this state holds: the object, its arrays and its scratch space. */
+  abstract long bytes();
+
+  /**
+   * The heap bytes of a state with {@code w} windows whose class adds {@code subclassFields}
+   * bytes of fields, without the subclass's arrays: the object, its limits and periods, its
+   * scratch space.
+   */
+  static long baseBytes(long subclassFields, int w) {
+    return Heap.object(FIELDS + subclassFields) + 2 * Heap.longs(w) + Eval.bytes(w);
+  }
 
   /** Marks windows whose limit is below {@code cost}: such a cost can never be admitted. */
   final boolean costTooLarge(long cost, Eval e) {

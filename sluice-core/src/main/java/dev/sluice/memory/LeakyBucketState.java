@@ -11,6 +11,9 @@ import java.util.List;
  * window's next slot to start + c·T.
  */
 final class LeakyBucketState extends KeyState {
+  /** interval, next; maxWait. */
+  private static final long FIELDS = 2 * Heap.REF + 8;
+
   private final long[] interval;
   private final long[] next;
   private final long maxWait;
@@ -80,5 +83,15 @@ final class LeakyBucketState extends KeyState {
       }
     }
     return true;
+  }
+
+  @Override
+  long bytes() {
+    return bytes(limits.length);
+  }
+
+  /** {@link #bytes()} of a state for {@code windows} windows. */
+  static long bytes(int windows) {
+    return baseBytes(FIELDS, windows) + 2 * Heap.longs(windows);
   }
 }

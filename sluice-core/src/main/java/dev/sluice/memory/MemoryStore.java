@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * State in process memory. Each (rule, key) has its own state object and lock, so unrelated
@@ -29,24 +29,53 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Eviction.</b> A key whose windows are all empty holds no information and is dropped by a
  * sweep. Sweeps run on a caller thread, at most one at a time, when at least a second has passed
- * since the last one (checked on about one decision in 1024), when the key cap is reached, and on
- * {@link #cleanUp()}. Automatic sweeps judge idleness at the time of the decision that triggers
- * them — its explicit time if it has one — because that is the clock its keys are counted on: a
- * replay running behind the ticker must not lose live keys to a sweep on the ticker's time.
+ * since the last one (checked on about one decision in 1024), when a new key finds no room and a
+ * held key may have become idle (see below), and on {@link #cleanUp()}. Automatic sweeps judge
+ * idleness at the time of the decision that triggers them — its explicit time if it has one —
+ * because that is the clock its keys are counted on: a replay running behind the ticker must not
+ * lose live keys to a sweep on the ticker's time.
  *
- * <p><b>Key cap.</b> At most {@code maxKeys} keys are held (default 1,000,000). When the cap is
- * reached and a sweep frees nothing, a request for a new key is denied with
- * {@link DenyReason#STORE_FULL}: forgetting a live key instead would let it over-admit. Keys
- * already held keep working.
+ * <p><b>Bounds.</b> The store holds at most {@code maxKeys} keys (default 1,000,000) and
+ * {@code maxBytes} bytes of heap (default a quarter of the JVM's maximum heap). A key's bytes are
+ * its string, its map entry and its state with the state's arrays; an exact log
+ * ({@code sliding_log}) grows with the units its key admits, and its growth is counted too.
+ *
+ * <p><b>Shares.</b> Each rule in force is guaranteed {@code 1/(2n)} of both caps, n being the
+ * number of rules; the other half is a pool that rules beyond their guarantee borrow from, first
+ * come, first served. A rule within its guarantee always gets room, so one rule's keys cannot lock
+ * another rule out, and a rule alone can use the whole store. The store never forgets a live key
+ * to make room (that would let it over-admit): after a rule change, keys borrowed beyond the new
+ * shares stay until they are idle. The rules in force are those of {@link #rulesChanged} or
+ * {@link #rulesInForce}, plus any rule the store holds keys of.
+ *
+ * <p><b>When a rule's share is full.</b> A new key of that rule is denied with
+ * {@link DenyReason#STORE_FULL}, and nothing else of its request is consumed. Its
+ * {@code retryAfterMs} is when room can free up for it: the earliest time a held key whose
+ * removal would make room — one of the rule's own keys, or a key of a rule borrowing from the pool
+ * (any key when the store as a whole is full) — becomes idle if no more units are admitted. Before
+ * then a retry fails; at that time it is decided after a sweep, and succeeds unless other traffic
+ * took the room or the key freed was smaller than the new one (then it gets the next such time).
+ * A sweep made for room runs at most about a tenth of the time, so the figure may also include the
+ * wait for the next such sweep; it is never 0. A key larger than the rule could ever hold is
+ * denied with {@link WindowState#NEVER}. Held keys keep deciding exactly: their decisions are the
+ * same as in a store with room to spare, except that an exact log that must grow to admit more units and has
+ * no room to grow is denied {@code store_full} too, with the earlier of the time above and the
+ * time its oldest units leave its longest window (then it has room without growing).
+ *
+ * <p>Counts of keys and bytes change only when a key is created, grows or is removed; decisions
+ * on held keys never touch a shared counter.
  */
 public final class MemoryStore implements Store {
   private static final long SWEEP_INTERVAL_MICROS = 1_000_000;
+  /** A sweep made for room waits this many times the previous sweep's duration after it ended. */
+  private static final long SWEEP_PAUSE_FACTOR = 9;
 
   private final Ticker ticker;
-  private final long maxKeys;
+  private final Budget budget;
   private final boolean automaticSweeps;
   private final ConcurrentHashMap<String, Table> tables = new ConcurrentHashMap<>();
-  private final AtomicLong keyCount = new AtomicLong();
+  /** store_full denials per rule name, kept across changes of a rule's definition. */
+  private final ConcurrentHashMap<String, LongAdder> fullDenials = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
   /**
    * The table of the latest decision. Plain, not volatile: a stale or racy value costs only a
@@ -55,12 +84,19 @@ public final class MemoryStore implements Store {
    */
   private Table lastTable;
   private volatile long lastSweep;
+  /** Ticker time before which no sweep is made for room. */
+  private volatile long sweepPausedUntil = Long.MIN_VALUE;
 
   private MemoryStore(Builder b) {
     this.ticker = b.ticker;
-    this.maxKeys = b.maxKeys;
+    this.budget = new Budget(b.maxKeys, b.maxBytes > 0 ? b.maxBytes : defaultMaxBytes());
     this.automaticSweeps = b.automaticSweeps;
     this.lastSweep = ticker.nowMicros();
+  }
+
+  /** The default byte budget: a quarter of the JVM's maximum heap ({@link Runtime#maxMemory()}). */
+  public static long defaultMaxBytes() {
+    return Math.max(1, Runtime.getRuntime().maxMemory() / 4);
   }
 
   public static Builder builder() {
@@ -76,11 +112,13 @@ public final class MemoryStore implements Store {
   private static final class Table {
     final Rule rule;
     final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
+    final Budget.Account account;
     /** Removed from {@code tables}: must not be found again through {@code lastTable}. */
     volatile boolean retired;
 
     Table(Rule rule) {
       this.rule = rule;
+      this.account = new Budget.Account(rule.name());
     }
   }
 
@@ -99,7 +137,9 @@ public final class MemoryStore implements Store {
         if (old != null) {
           retire(old);
         }
-        return new Table(rule);
+        Table fresh = new Table(rule);
+        budget.open(fresh.account);
+        return fresh;
       });
     }
     if (lastTable != t) {
@@ -108,10 +148,10 @@ public final class MemoryStore implements Store {
     return t;
   }
 
-  /** Forgets a table that a rule change replaced or removed. */
+  /** Forgets a table that a rule change replaced or removed, and gives back all it held. */
   private void retire(Table t) {
     t.retired = true;
-    keyCount.addAndGet(-t.keys.size());
+    budget.close(t.account);
   }
 
   static KeyState newState(Rule rule, List<Window> windows) {
@@ -124,29 +164,135 @@ public final class MemoryStore implements Store {
     };
   }
 
+  /** The heap bytes of {@link #newState}'s answer. */
+  static long newStateBytes(Rule rule, List<Window> windows) {
+    return switch (rule.algorithm()) {
+      case SLIDING_LOG -> SlidingLogState.bytesFor(windows);
+      case SLIDING_WINDOW -> SlidingWindowState.bytesFor(windows, rule.precision());
+      case FIXED_WINDOW -> FixedWindowState.bytes(windows.size());
+      case TOKEN_BUCKET -> TokenBucketState.bytes(windows.size());
+      case LEAKY_BUCKET -> LeakyBucketState.bytes(windows.size());
+    };
+  }
+
+  /** The heap bytes of a held key besides its state: its string and its map entry. */
+  static long keyBytes(String key) {
+    return Heap.MAP_ENTRY + Heap.string(key);
+  }
+
   /**
    * The state of {@code key}, created if absent with {@code windows} (the key's windows under the
-   * rule when null); null when the store is full at {@code now}.
+   * rule when null); null when there is no room for it at {@code now}.
    */
   private KeyState state(Rule rule, String key, List<Window> windows, long now) {
-    Table t = table(rule);
-    KeyState s = t.keys.get(key);
-    if (s != null) {
-      return s;
-    }
-    if (keyCount.get() >= maxKeys) {
-      cleanUp(now);
-      if (keyCount.get() >= maxKeys) {
+    while (true) {
+      Table t = table(rule);
+      KeyState s = t.keys.get(key);
+      if (s != null) {
+        return s;
+      }
+      List<Window> ws = windows != null ? windows : rule.windowsFor(key);
+      long bytes = keyBytes(key) + newStateBytes(rule, ws);
+      Budget.Refusal r = budget.reserve(t.account, 1, bytes);
+      if (r == Budget.Refusal.POOL || r == Budget.Refusal.STORE) {
+        if (sweepMayMakeRoom(t.account, r, now)) {
+          cleanUp(now);
+          r = budget.reserve(t.account, 1, bytes);
+        }
+      }
+      if (r == Budget.Refusal.RETIRED) {
+        continue; // a rule change replaced the table: look it up again
+      }
+      if (r != null) {
         return null;
       }
+      KeyState created = newState(rule, ws);
+      created.account = t.account;
+      KeyState prior = t.keys.putIfAbsent(key, created);
+      if (prior != null) {
+        budget.release(t.account, 1, bytes);
+        return prior;
+      }
+      return created;
     }
-    KeyState created = newState(rule, windows != null ? windows : rule.windowsFor(key));
-    KeyState prior = t.keys.putIfAbsent(key, created);
-    if (prior != null) {
-      return prior;
+  }
+
+  /** Whether a held key may have become idle, and a sweep for room may run now. */
+  private boolean sweepMayMakeRoom(Budget.Account a, Budget.Refusal why, long now) {
+    return budget.roomAt(a, why) <= now && ticker.nowMicros() >= sweepPausedUntil;
+  }
+
+  /**
+   * How long a new key of {@code rule} found without room at {@code now} should wait, in
+   * microseconds, from what the budget says now; -1 if it can never fit.
+   */
+  private long fullRetryMicros(Rule rule, String key, List<Window> windows, long now) {
+    Table t = table(rule);
+    long bytes = keyBytes(key) + newStateBytes(rule, windows != null ? windows : rule.windowsFor(key));
+    return retryMicros(t.account, budget.check(t.account, 1, bytes), now);
+  }
+
+  private long retryMicros(Budget.Account a, Budget.Refusal why, long now) {
+    if (why == Budget.Refusal.NEVER) {
+      return -1;
     }
-    keyCount.incrementAndGet();
-    return created;
+    if (why == null || why == Budget.Refusal.RETIRED) {
+      return 1; // room now (it was freed meanwhile): retrying at once may succeed
+    }
+    long at = budget.roomAt(a, why);
+    if (at == Long.MAX_VALUE) {
+      // No held key has been decided yet (they are being created): it is a matter of moments.
+      at = budget.all.get() == Long.MAX_VALUE ? now : budget.all.get();
+    }
+    return Math.max(1, Math.max(at - now, KeyState.ahead(sweepPausedUntil, ticker.nowMicros())));
+  }
+
+  /**
+   * Makes room in {@code s} for committing {@code cost} at {@code now} if it must grow; if the
+   * budget has no room for the growth, marks {@code e} as denied {@code store_full} and answers
+   * false. Called with {@code s} locked, so it never sweeps (a sweep locks every key).
+   */
+  private boolean room(KeyState s, long now, long cost, Eval e) {
+    long growth = s.growthFor(now, cost);
+    if (growth == 0) {
+      return true;
+    }
+    Budget.Refusal r = budget.reserve(s.account, 0, growth);
+    if (r == null || r == Budget.Refusal.RETIRED) {
+      // RETIRED: a state of a table a rule change just retired, used once more; nothing counts it.
+      s.grow(now, cost);
+      return true;
+    }
+    long retry = retryMicros(s.account, r, now);
+    long noGrowth = s.noGrowthAt(now, cost);
+    if (noGrowth != Long.MAX_VALUE && (retry < 0 || noGrowth - now < retry)) {
+      retry = Math.max(1, noGrowth - now);
+    }
+    markFull(e, retry);
+    countFull(s.account.rule);
+    return false;
+  }
+
+  private static void markFull(Eval e, long retryMicros) {
+    e.fits = false;
+    e.reason = DenyReason.STORE_FULL;
+    for (int i = 0; i < e.exceeded.length; i++) {
+      e.exceeded[i] = true;
+      e.retryMicros[i] = retryMicros;
+    }
+  }
+
+  private void countFull(String rule) {
+    LongAdder n = fullDenials.get(rule);
+    if (n == null) {
+      n = fullDenials.computeIfAbsent(rule, r -> new LongAdder());
+    }
+    n.increment();
+  }
+
+  /** Records, for store_full answers, when a state decided for the first time becomes idle. */
+  private void firstDecided(KeyState s, long now) {
+    budget.idleAt(s.account, s.idleAt(now));
   }
 
   @Override
@@ -178,17 +324,21 @@ public final class MemoryStore implements Store {
     while (true) {
       KeyState s = state(item.rule(), item.key(), item.windows(), requested);
       if (s == null) {
-        return List.of(full(item));
+        return List.of(full(item, requested));
       }
       s.lock();
       try {
         if (s.dead) {
           continue; // evicted between lookup and lock: look it up again
         }
+        boolean first = s.lastSeen == Long.MIN_VALUE;
         long now = s.clamp(requested);
         Eval e = s.evaluate(now, item.cost());
-        if (e.fits && item.cost() > 0) {
+        if (e.fits && item.cost() > 0 && room(s, now, item.cost(), e)) {
           s.commit(now, item.cost(), e);
+        }
+        if (first) {
+          firstDecided(s, now);
         }
         return List.of(report(item, s, now, e));
       } finally {
@@ -221,6 +371,7 @@ public final class MemoryStore implements Store {
     while (true) {
       KeyState s = state(rule, key, null, requested);
       if (s == null) {
+        countFull(rule.name());
         admitted = false;
         break;
       }
@@ -233,10 +384,14 @@ public final class MemoryStore implements Store {
         if (s.dead) {
           continue;
         }
+        boolean first = s.lastSeen == Long.MIN_VALUE;
         long now = s.clamp(requested);
         Eval e = s.evaluate(now, cost);
-        if (e.fits && cost > 0) {
+        if (e.fits && cost > 0 && room(s, now, cost, e)) {
           s.commit(now, cost, e);
+        }
+        if (first) {
+          firstDecided(s, now);
         }
         admitted = e.fits;
         s.denying = !admitted;
@@ -305,17 +460,33 @@ public final class MemoryStore implements Store {
     }
   }
 
-  /** Called with every state locked: evaluate all, commit all or none, then report. */
-  private static List<ItemDecision> decideLocked(List<ResolvedItem> items, KeyState[] states, long requested) {
+  /**
+   * Called with every state locked: evaluate all, make room for all (logs that must grow), commit
+   * all or none, then report.
+   */
+  private List<ItemDecision> decideLocked(List<ResolvedItem> items, KeyState[] states, long requested) {
     int n = items.size();
     Eval[] evals = new Eval[n];
     long[] nows = new long[n];
+    boolean[] first = new boolean[n];
     boolean enforcedFit = true;
     for (int i = 0; i < n; i++) {
+      first[i] = states[i].lastSeen == Long.MIN_VALUE;
       nows[i] = states[i].clamp(requested);
       evals[i] = states[i].evaluate(nows[i], items.get(i).cost());
       if (!evals[i].fits && !items.get(i).rule().shadow()) {
         enforcedFit = false;
+      }
+    }
+    if (enforcedFit) {
+      // Growing before any commit keeps the transaction whole: a log denied its growth denies
+      // the request, and room granted to the others is merely unused for now.
+      for (int i = 0; i < n; i++) {
+        long cost = items.get(i).cost();
+        if (evals[i].fits && cost > 0 && !room(states[i], nows[i], cost, evals[i])
+            && !items.get(i).rule().shadow()) {
+          enforcedFit = false;
+        }
       }
     }
     if (enforcedFit) {
@@ -327,6 +498,9 @@ public final class MemoryStore implements Store {
     }
     ItemDecision[] out = new ItemDecision[n];
     for (int i = 0; i < n; i++) {
+      if (first[i]) {
+        firstDecided(states[i], nows[i]);
+      }
       out[i] = report(items.get(i), states[i], nows[i], evals[i]);
     }
     return Arrays.asList(out);
@@ -354,10 +528,14 @@ public final class MemoryStore implements Store {
     return List.of(ws);
   }
 
-  private static ItemDecision full(ResolvedItem item) {
+  /** A new key without room: nothing is consumed; each window says when room may free up. */
+  private ItemDecision full(ResolvedItem item, long now) {
+    countFull(item.rule().name());
+    long retry = fullRetryMicros(item.rule(), item.key(), item.windows(), now);
+    long retryMs = retry < 0 ? WindowState.NEVER : KeyState.ceilMillis(retry);
     List<WindowState> ws = new ArrayList<>();
     for (Window w : item.windows()) {
-      ws.add(new WindowState(w.limit(), w.periodMillis(), 0, 0, 0, true));
+      ws.add(new WindowState(w.limit(), w.periodMillis(), 0, retryMs, 0, true));
     }
     return new ItemDecision(item.rule().name(), item.key(), item.cost(), false, DenyReason.STORE_FULL, 0, ws,
         item.rule().shadow());
@@ -369,14 +547,18 @@ public final class MemoryStore implements Store {
     for (int i = 0; i < items.size(); i++) {
       ResolvedItem item = items.get(i);
       if (states[i] == null) {
-        out.add(full(item));
+        out.add(full(item, requested));
         continue;
       }
       KeyState s = states[i];
       s.lock();
       try {
+        boolean first = s.lastSeen == Long.MIN_VALUE;
         long now = s.clamp(requested);
         out.add(report(item, s, now, s.evaluate(now, item.cost())));
+        if (first) {
+          firstDecided(s, now);
+        }
       } finally {
         s.unlock();
       }
@@ -408,25 +590,61 @@ public final class MemoryStore implements Store {
     if (!sweeping.compareAndSet(false, true)) {
       return;
     }
+    long started = ticker.nowMicros();
     try {
-      for (Table t : tables.values()) {
+      // The bounds are restarted before the tables are listed: a key first decided from here on
+      // lowers them again, and every key decided before is in a listed table.
+      budget.all.sweepStarts();
+      budget.borrowers.sweepStarts();
+      List<Table> swept = new ArrayList<>(tables.values());
+      for (Table t : swept) {
+        t.account.idle.sweepStarts();
+      }
+      long all = Long.MAX_VALUE;
+      long borrowing = Long.MAX_VALUE;
+      for (Table t : swept) {
+        long removedKeys = 0;
+        long removedBytes = 0;
+        long earliest = Long.MAX_VALUE;
         for (Map.Entry<String, KeyState> en : t.keys.entrySet()) {
           KeyState s = en.getValue();
           s.lock();
           try {
-            if (!s.dead && s.idle(Math.max(nowMicros, s.lastSeen))) {
+            // A state not decided yet is being created by a request that decides it next (and
+            // records when it becomes idle): taking it away would only make that request create
+            // it again, after another request may have taken its room.
+            if (s.dead || s.lastSeen == Long.MIN_VALUE) {
+              continue;
+            }
+            if (s.idle(Math.max(nowMicros, s.lastSeen))) {
               s.dead = true;
               if (t.keys.remove(en.getKey(), s)) {
-                keyCount.decrementAndGet();
+                removedKeys++;
+                removedBytes += keyBytes(en.getKey()) + s.bytes();
               }
+            } else {
+              earliest = Math.min(earliest, s.idleAt(nowMicros));
             }
           } finally {
             s.unlock();
           }
         }
+        if (removedKeys > 0) {
+          budget.release(t.account, removedKeys, removedBytes);
+        }
+        t.account.idle.sweepEnds(earliest);
+        all = Math.min(all, earliest);
+        if (t.account.borrowing) {
+          borrowing = Math.min(borrowing, earliest);
+        }
       }
+      budget.all.sweepEnds(all);
+      budget.borrowers.sweepEnds(borrowing);
       lastSweep = nowMicros;
     } finally {
+      long ended = ticker.nowMicros();
+      // Sweeps for room take at most about a tenth of one thread's time, however full the store.
+      sweepPausedUntil = ended + SWEEP_PAUSE_FACTOR * Math.max(0, ended - started);
       sweeping.set(false);
     }
   }
@@ -437,9 +655,71 @@ public final class MemoryStore implements Store {
     return t == null ? null : t.keys.get(key);
   }
 
+  /**
+   * Keys and bytes of every held state, counted afresh by walking the tables; for tests, to
+   * compare with the running counts. Only meaningful while no decision runs.
+   */
+  long[] recount() {
+    long keys = 0;
+    long bytes = 0;
+    for (Table t : tables.values()) {
+      for (Map.Entry<String, KeyState> en : t.keys.entrySet()) {
+        keys++;
+        bytes += keyBytes(en.getKey()) + en.getValue().bytes();
+      }
+    }
+    return new long[] {keys, bytes};
+  }
+
   /** Keys currently held. */
   public long size() {
-    return keyCount.get();
+    return budget.keys();
+  }
+
+  /** Heap bytes currently held by keys and their states (as counted by the store). */
+  public long bytes() {
+    return budget.bytes();
+  }
+
+  /** The most keys held at once. */
+  public long maxKeys() {
+    return budget.maxKeys();
+  }
+
+  /** The most heap bytes held at once. */
+  public long maxBytes() {
+    return budget.maxBytes();
+  }
+
+  /** Keys held for the rule named {@code rule}. */
+  public long keys(String rule) {
+    Table t = tables.get(rule);
+    return t == null ? 0 : t.account.keys;
+  }
+
+  /** Heap bytes held for the rule named {@code rule}. */
+  public long bytes(String rule) {
+    Table t = tables.get(rule);
+    return t == null ? 0 : t.account.bytes;
+  }
+
+  /**
+   * Items of the rule named {@code rule} denied {@link DenyReason#STORE_FULL} since the rule came
+   * into force (a change of its definition does not restart the count).
+   */
+  public long fullDenials(String rule) {
+    LongAdder n = fullDenials.get(rule);
+    return n == null ? 0 : n.sum();
+  }
+
+  /** Keys each rule in force is guaranteed: {@code maxKeys / (2n)} for n rules. */
+  public long guaranteedKeys() {
+    return budget.shareKeys();
+  }
+
+  /** Bytes each rule in force is guaranteed: {@code maxBytes / (2n)} for n rules. */
+  public long guaranteedBytes() {
+    return budget.shareBytes();
   }
 
   @Override
@@ -448,16 +728,20 @@ public final class MemoryStore implements Store {
     if (t != null) {
       KeyState s = t.keys.get(key);
       if (s != null) {
+        long bytes = 0;
         s.lock();
         try {
           if (!s.dead) {
             s.dead = true;
             if (t.keys.remove(key, s)) {
-              keyCount.decrementAndGet();
+              bytes = keyBytes(key) + s.bytes();
             }
           }
         } finally {
           s.unlock();
+        }
+        if (bytes > 0) {
+          budget.release(t.account, 1, bytes);
         }
       }
     }
@@ -474,6 +758,21 @@ public final class MemoryStore implements Store {
         }
       }
     }
+    fullDenials.keySet().removeIf(name -> after.get(name) == null);
+    rulesInForce(after);
+  }
+
+  /**
+   * Tells the store the rules in force, so that each has its guaranteed share from the start
+   * rather than from its first key; {@link #rulesChanged} does it on every change. The limiter
+   * built by {@code Sluice.builder()} calls it with its initial rules.
+   */
+  public void rulesInForce(RuleSet rules) {
+    List<String> names = new ArrayList<>();
+    for (Rule r : rules.rules()) {
+      names.add(r.name());
+    }
+    budget.rulesInForce(names);
   }
 
   @Override
@@ -490,13 +789,14 @@ public final class MemoryStore implements Store {
   public void close() {
     tables.values().forEach(t -> t.retired = true);
     tables.clear();
-    keyCount.set(0);
+    budget.clear();
   }
 
   /** Builds a {@link MemoryStore}. */
   public static final class Builder {
     private Ticker ticker = Ticker.system();
     private long maxKeys = 1_000_000;
+    private long maxBytes;
     private boolean automaticSweeps = true;
 
     private Builder() {}
@@ -517,12 +817,31 @@ public final class MemoryStore implements Store {
       return this;
     }
 
-    /** @throws IllegalArgumentException if {@code n < 1} */
+    /**
+     * The most keys held at once, over all rules; default 1,000,000.
+     *
+     * @throws IllegalArgumentException if {@code n < 1}
+     */
     public Builder maxKeys(long n) {
       if (n < 1) {
         throw new IllegalArgumentException("maxKeys must be >= 1, was " + n);
       }
       this.maxKeys = n;
+      return this;
+    }
+
+    /**
+     * The most heap bytes the store's keys may hold: their strings, map entries and states.
+     * Default: a quarter of the JVM's maximum heap ({@link Runtime#maxMemory()}), which leaves the
+     * rest to the application (or the service's requests) and the garbage collector's headroom.
+     *
+     * @throws IllegalArgumentException if {@code bytes < 1}
+     */
+    public Builder maxBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("maxBytes must be >= 1, was " + bytes);
+      }
+      this.maxBytes = bytes;
       return this;
     }
 

@@ -16,6 +16,10 @@ import java.util.List;
  * its longest window.
  */
 final class SlidingLogState extends KeyState {
+  /** capacity, head, size; ring. */
+  private static final long FIELDS = 3 * 4 + Heap.REF;
+  private static final int INITIAL = 8;
+
   private final int capacity;
   private long[] ring;
   private int head; // next write position
@@ -54,7 +58,7 @@ final class SlidingLogState extends KeyState {
       throw new IllegalArgumentException("sliding_log supports limits up to " + MAX_LIMIT);
     }
     capacity = (int) max;
-    ring = new long[Math.min(capacity, 8)];
+    ring = new long[Math.min(capacity, INITIAL)];
   }
 
   /** The k-th most recent unit's timestamp, 1 ≤ k ≤ size. */
@@ -118,12 +122,9 @@ final class SlidingLogState extends KeyState {
 
   @Override
   void commit(long now, long cost, Eval e) {
+    // growthFor/grow made the ring long enough: a full ring's oldest unit has left every window,
+    // so overwriting it loses nothing.
     for (long u = 0; u < cost; u++) {
-      // A full ring whose oldest unit has left every window overwrites it instead of growing:
-      // that unit can no longer deny or count anything, so memory follows recent use, not all use.
-      if (size == ring.length && ring.length < capacity && recent(size) + longestPeriod > now) {
-        grow();
-      }
       ring[head] = now;
       head = head + 1 == ring.length ? 0 : head + 1;
       if (size < ring.length) {
@@ -132,8 +133,54 @@ final class SlidingLogState extends KeyState {
     }
   }
 
-  private void grow() {
-    int n = (int) Math.min(capacity, Math.max(8L, (long) ring.length * 2));
+  /**
+   * The ring length a commit of {@code cost} at {@code now} needs, or 0 if the ring is long
+   * enough. The ring holds every unit still inside the longest window; a unit that has left it
+   * can no longer deny or count anything and is overwritten, so memory follows recent use, not
+   * all use. A ring that must grow at least doubles, so growth is rare.
+   */
+  private int lengthFor(long now, long cost) {
+    int len = ring.length;
+    long free = len - size;
+    if (len == capacity || cost <= free) {
+      return 0;
+    }
+    long overwritten = cost - free; // the oldest units the commit would overwrite
+    if (overwritten <= size && recent((int) (size - overwritten + 1)) + longestPeriod <= now) {
+      return 0;
+    }
+    long need = Math.min(capacity, live(now) + cost);
+    return (int) Math.min(capacity, Math.max(need, 2L * len));
+  }
+
+  /** Units in the ring still inside the longest window at {@code now}. */
+  private int live(long now) {
+    long floor = now - longestPeriod;
+    int lo = 0;
+    int hi = size;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (recent(mid) > floor) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  @Override
+  long growthFor(long now, long cost) {
+    int n = lengthFor(now, cost);
+    return n == 0 ? 0 : Heap.longs(n) - Heap.longs(ring.length);
+  }
+
+  @Override
+  void grow(long now, long cost) {
+    int n = lengthFor(now, cost);
+    if (n == 0) {
+      return;
+    }
     long[] next = new long[n];
     // copy oldest..newest to 0..size-1
     for (int k = size; k >= 1; k--) {
@@ -141,6 +188,31 @@ final class SlidingLogState extends KeyState {
     }
     ring = next;
     head = size == n ? 0 : size;
+  }
+
+  @Override
+  long noGrowthAt(long now, long cost) {
+    // The ring holds the cost without growing once its (length − cost + 1)-th most recent unit
+    // has left the longest window.
+    long k = ring.length - cost + 1;
+    if (k < 1 || k > size) {
+      return k < 1 ? Long.MAX_VALUE : now;
+    }
+    return recent((int) k) + longestPeriod;
+  }
+
+  @Override
+  long bytes() {
+    return baseBytes(FIELDS, limits.length) + Heap.longs(ring.length);
+  }
+
+  /** {@link #bytes()} of a new state for {@code windows}. */
+  static long bytesFor(List<Window> windows) {
+    long max = 0;
+    for (Window w : windows) {
+      max = Math.max(max, w.limit());
+    }
+    return baseBytes(FIELDS, windows.size()) + Heap.longs(Math.min(max, INITIAL));
   }
 
   /** Units admitted in (now − P, now] for window i: binary search over the newest min(size, L). */

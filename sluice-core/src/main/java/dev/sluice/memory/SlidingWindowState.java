@@ -14,6 +14,9 @@ import java.util.List;
  * P = 1 s and B = 3, w = 333,334 µs and X = 333,336 µs).
  */
 final class SlidingWindowState extends KeyState {
+  /** width, buckets, base, slotIndex, slotCount. */
+  private static final long FIELDS = 5 * Heap.REF;
+
   private final long[] width;
   private final int[] buckets; // n per window
   private final int[] base; // offset of window i's slots
@@ -121,5 +124,25 @@ final class SlidingWindowState extends KeyState {
       }
     }
     return true;
+  }
+
+  @Override
+  long bytes() {
+    return bytes(limits.length, slotIndex.length);
+  }
+
+  private static long bytes(int windows, int slots) {
+    return baseBytes(FIELDS, windows) + Heap.longs(windows) + 2 * Heap.ints(windows) + 2 * Heap.longs(slots);
+  }
+
+  /** {@link #bytes()} of a new state for {@code windows} at {@code precision}. */
+  static long bytesFor(List<Window> windows, int precision) {
+    long slots = 0;
+    for (Window w : windows) {
+      long period = w.periodMicros();
+      long width = Math.max(1, (period + precision - 1) / precision);
+      slots += (period + width - 1) / width + 1;
+    }
+    return bytes(windows.size(), (int) slots);
   }
 }

@@ -10,6 +10,9 @@ import java.util.List;
  * L·T: an empty bucket holds L units. Cost c fits when max(TAT, now) + c·T − now ≤ L·T.
  */
 final class TokenBucketState extends KeyState {
+  /** interval, tat. */
+  private static final long FIELDS = 2 * Heap.REF;
+
   private final long[] interval;
   private final long[] tat;
 
@@ -90,5 +93,15 @@ final class TokenBucketState extends KeyState {
       }
     }
     return true;
+  }
+
+  @Override
+  long bytes() {
+    return bytes(limits.length);
+  }
+
+  /** {@link #bytes()} of a state for {@code windows} windows. */
+  static long bytes(int windows) {
+    return baseBytes(FIELDS, windows) + 2 * Heap.longs(windows);
   }
 }

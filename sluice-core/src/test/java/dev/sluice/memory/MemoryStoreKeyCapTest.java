@@ -31,10 +31,10 @@ class MemoryStoreKeyCapTest {
 
     Decision d = limiter.acquire("capped", "c");
     assertThat(d.allowed()).isFalse();
-    assertThat(d.retryAfterMs()).isZero();
+    assertThat(d.retryAfterMs()).as("when the held keys are idle").isEqualTo(1000);
     ItemDecision item = d.items().get(0);
     assertThat(item.reason()).isEqualTo(DenyReason.STORE_FULL);
-    assertThat(item.windows()).containsExactly(new WindowState(5, 1000, 0, 0, 0, true));
+    assertThat(item.windows()).containsExactly(new WindowState(5, 1000, 0, 1000, 0, true));
     assertThat(store.size()).isEqualTo(2);
 
     Decision a = limiter.acquire("capped", "a");

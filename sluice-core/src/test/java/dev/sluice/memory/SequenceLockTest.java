@@ -52,6 +52,11 @@ class SequenceLockTest {
     boolean idle(long now) {
       return true;
     }
+
+    @Override
+    long bytes() {
+      return 0;
+    }
   }
 
   @Test

@@ -140,6 +140,7 @@ public final class SluiceService implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
     StoreHealth health = new StoreHealth(Ticker.system());
+    metrics.watchStore(store);
     RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
         .listener(health).listener(new DegradedDecisionLog()).listener(FATAL_STORE_ERRORS).build();
     ConfigReloader reloader;

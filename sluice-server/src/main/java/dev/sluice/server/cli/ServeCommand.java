@@ -75,6 +75,12 @@ final class ServeCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE})")
   long maxKeys;
 
+  @Option(names = "--max-store-bytes", paramLabel = "SIZE", converter = ByteSizeConverter.class,
+      description = "memory store only: the most heap its keys may hold, e.g. 64m or 1g; each rule is guaranteed "
+          + "a share of it and of --max-keys, and new keys of a rule whose share is full are denied with store_full "
+          + "(default: a quarter of the maximum heap)")
+  Long maxStoreBytes;
+
   @Option(names = "--admin-token", defaultValue = "${env:SLUICE_ADMIN_TOKEN}", paramLabel = "TOKEN",
       description = "if set, admin endpoints (POST /v1/reset) need 'Authorization: Bearer TOKEN'; if not, they are "
           + "open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
@@ -92,7 +98,8 @@ final class ServeCommand implements Callable<Integer> {
       throw new CliException("sluice serve: --max-keys must be >= 1, was " + maxKeys);
     }
     Store s = store.equals("memory")
-        ? MemoryStore.builder().maxKeys(maxKeys).build()
+        ? MemoryStore.builder().maxKeys(maxKeys)
+            .maxBytes(maxStoreBytes != null ? maxStoreBytes : MemoryStore.defaultMaxBytes()).build()
         : Stores.open("sluice serve", store, Ticker.system());
     LOG.info("store: {}", s.describe());
     SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)

@@ -4,14 +4,24 @@ import dev.sluice.Decision;
 import dev.sluice.DecisionListener;
 import dev.sluice.ItemDecision;
 import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
 import dev.sluice.WindowState;
+import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.ServiceConfig;
+import dev.sluice.spi.Store;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,7 +45,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *       outage), each of which degraded a decision, and {@code rejected} (the store could not
  *       decide the request, which failed instead: see {@code docs/failure.md});
  *   <li>{@code sluice_config_reloads_total{result="ok"|"failed"}},
- *       {@code sluice_config_last_reload_ok} (1 or 0) and {@code sluice_rules} (rules in force).
+ *       {@code sluice_config_last_reload_ok} (1 or 0) and {@code sluice_rules} (rules in force);
+ *   <li>with the memory store ({@link #watchStore}): {@code sluice_store_keys{rule}} (keys held),
+ *       {@code sluice_store_bytes} (heap bytes its keys hold), {@code sluice_store_max_keys},
+ *       {@code sluice_store_max_bytes}, and {@code sluice_store_full_total{rule}} (items denied
+ *       {@code store_full}: the rule's share of the store is full).
  * </ul>
  */
 public final class SluiceMetrics implements DecisionListener, ConfigReloader.Listener {
@@ -55,6 +69,9 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   private final Counter reloadsFailed;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
   private final AtomicLong rules = new AtomicLong();
+  private volatile MemoryStore memoryStore;
+  /** The memory store's per-rule meters, for the rules in force. */
+  private final Map<String, List<Meter>> storeMeters = new HashMap<>();
 
   public SluiceMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -74,6 +91,7 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   /** Records the configuration first put in force. */
   public void configLoaded(ServiceConfig config) {
     rules.set(config.rules().size());
+    storeMetersFor(config.rules());
   }
 
   @Override
@@ -81,6 +99,46 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
     (ok ? reloadsOk : reloadsFailed).increment();
     lastReloadOk.set(ok ? 1 : 0);
     rules.set(config.rules().size());
+    storeMetersFor(config.rules());
+  }
+
+  /**
+   * Adds the store's meters if it is a memory store (a Redis store's keyspace is measured by
+   * {@code sluice keys stats}); its per-rule meters follow the rules in force.
+   */
+  public void watchStore(Store store) {
+    if (!(store instanceof MemoryStore m)) {
+      return;
+    }
+    memoryStore = m;
+    Gauge.builder("sluice.store.bytes", m, MemoryStore::bytes).strongReference(true)
+        .description("Heap bytes held by the memory store's keys").register(registry);
+    Gauge.builder("sluice.store.max.bytes", m, MemoryStore::maxBytes).strongReference(true)
+        .description("The most heap bytes the memory store's keys may hold").register(registry);
+    Gauge.builder("sluice.store.max.keys", m, MemoryStore::maxKeys).strongReference(true)
+        .description("The most keys the memory store holds").register(registry);
+  }
+
+  private synchronized void storeMetersFor(RuleSet inForce) {
+    MemoryStore m = memoryStore;
+    if (m == null) {
+      return;
+    }
+    for (Iterator<Map.Entry<String, List<Meter>>> it = storeMeters.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, List<Meter>> e = it.next();
+      if (inForce.get(e.getKey()) == null) {
+        e.getValue().forEach(registry::remove);
+        it.remove();
+      }
+    }
+    for (Rule r : inForce.rules()) {
+      storeMeters.computeIfAbsent(r.name(), name -> List.of(
+          Gauge.builder("sluice.store.keys", m, s -> s.keys(name)).tag("rule", name).strongReference(true)
+              .description("Keys the memory store holds per rule").register(registry),
+          FunctionCounter.builder("sluice.store.full", m, s -> s.fullDenials(name)).tag("rule", name)
+              .description("Items denied store_full: the rule's share of the memory store was full")
+              .register(registry)));
+    }
   }
 
   @Override

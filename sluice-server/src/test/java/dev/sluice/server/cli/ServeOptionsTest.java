@@ -34,4 +34,11 @@ class ServeOptionsTest {
     assertThat(new ServeCommand.GraceConverter().convert("0s")).isZero();
     assertThat(new ServeCommand.GraceConverter().convert("750ms")).hasMillis(750);
   }
+
+  @Test
+  void aStoreByteBudgetThatIsNotASizeIsAUsageErrorNamingTheOption() {
+    Cli.Run r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--max-store-bytes", "lots");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--max-store-bytes").contains("'lots' is not a size");
+  }
 }
