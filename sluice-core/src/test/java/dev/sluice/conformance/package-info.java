@@ -7,7 +7,7 @@
  * class RedisTransactionTest extends TransactionConformanceTest {
  *   @Override
  *   protected Store newStore() {
- *     return RedisStore.create(server.uri());
+ *     return RedisStore.connect(server.uri());
  *   }
  * }
  * }</pre>
