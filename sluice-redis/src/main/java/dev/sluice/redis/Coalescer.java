@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * system calls on both sides, reading the server's clock, the script's entry, and on the client a
  * wake-up of the connection's thread per call sent from another thread. Under load, when
  * decisions queue anyway, that is most of the server's work per decision beyond the decision's
- * own (see "Batches" in {@code docs/redis.md}).
+ * own (see "Batches" in {@code docs/redis-internals.md}).
  *
  * <p>A decision is never sent later than {@code timeout} after it was submitted: one that waited
  * that long fails unsent (it is counted nowhere) with a {@link RedisCommandTimeoutException}, as

@@ -25,7 +25,7 @@ import java.util.List;
  * that value the numbers are worked out here, exactly as the script's general path and the
  * memory store work them out from their state: the server then does no counting and no
  * arithmetic on the windows, and packs one number instead of a report's (see "Script cost" in
- * {@code docs/redis.md}). Rounding to milliseconds is done here, exactly as the memory store does
+ * {@code docs/redis-internals.md}). Rounding to milliseconds is done here, exactly as the memory store does
  * it: up.
  */
 final class Replies {

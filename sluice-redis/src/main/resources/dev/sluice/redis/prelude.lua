@@ -3,7 +3,7 @@
 -- The code is assembled, once, from fixed resource files in this order: prelude.lua, one file
 -- per algorithm, decide.lua, and one closing line. No value is ever spliced into the text: every
 -- number comes in the arguments, every key in the keys, so one text serves every request. It runs
--- in one of two ways (see "The script" in docs/redis.md):
+-- in one of two ways (see "The library and the script" in docs/redis-internals.md):
 --   - as a library of Redis Functions (Redis >= 7.0, Valkey >= 7.2), loaded once per server with
 --     FUNCTION LOAD and called with FCALL. The top level of the text then runs once, at load:
 --     the local functions, constant tables and the caches below are built once and live as long
@@ -19,7 +19,7 @@
 -- item's decoded arguments, the report buffer) is kept for the next call when running as a
 -- library. A decision that admits runs three Redis commands: TIME, one read of the key, one
 -- write (SET with PX sets value and TTL at once); one that denies on the server's clock, two
--- (nothing to write). See "Script cost" in docs/redis.md.
+-- (nothing to write). See "Script cost" in docs/redis-internals.md.
 --
 -- Numbers. Lua numbers are doubles, exact for integers up to 2^53. Times are microseconds since
 -- the Unix epoch (about 1.8e15 today, below 2^51); the Java side rejects explicit times, periods

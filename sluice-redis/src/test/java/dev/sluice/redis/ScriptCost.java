@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * empty one, and one that only runs TIME, GET and SET with PX, the commands a decision cannot do
  * without. The exact redis-benchmark commands are printed after the table.
  *
- * <p>Not a test: run it by hand on a quiet machine (numbers are in {@code docs/redis.md}):
+ * <p>Not a test: run it by hand on a quiet machine (numbers are in {@code docs/redis-internals.md}, "Script cost"):
  *
  * <pre>
  * ./mvnw -q -pl sluice-redis -am test-compile dependency:build-classpath \
