@@ -148,9 +148,18 @@ public final class ConfigLoader {
     // Here a number is seconds even as text: only the native reader, which sees YAML's types,
     // can tell a quoted "60" (likely a mistake) from 60.
     long micros = SECONDS.matcher(t).matches()
-        ? Durations.ofSeconds(new BigDecimal(t), what)
+        ? Durations.ofSeconds(seconds(t, what), what, t)
         : Durations.parse(t, what);
     return Duration.ofNanos(micros * 1000);
+  }
+
+  private static BigDecimal seconds(String t, String what) {
+    try {
+      return new BigDecimal(t);
+    } catch (NumberFormatException e) {
+      // An exponent beyond an int: no duration is that long, or that short.
+      throw new IllegalArgumentException(what + " " + t + " is out of range; expected " + Durations.SYNTAX);
+    }
   }
 
   /**
