@@ -182,7 +182,7 @@ final class YamlTree {
         ? "the text cannot be read as YAML here" : first;
   }
 
-  private static ConfigProblem syntaxProblem(String file, StreamReadException e) {
+  static ConfigProblem syntaxProblem(String file, StreamReadException e) {
     // SnakeYAML knows the place of the problem itself; Jackson's location is sometimes that of
     // the enclosing construct. Its message repeats the place and quotes the source over several
     // lines: keep the context and the problem.

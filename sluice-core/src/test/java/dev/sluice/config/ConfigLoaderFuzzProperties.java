@@ -36,6 +36,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
+import net.jqwik.api.statistics.Statistics;
 
 /**
  * The native loader under hostile text: valid files mutated (see {@link YamlFuzz}), random text
@@ -81,6 +82,7 @@ class ConfigLoaderFuzzProperties {
   @FuzzCases.Share(55)
   void mutatedConfigurationsLoadOrFailWithAConfigException(@ForAll("mutated") String text) {
     LoadedConfig loaded = loadOrReject(text, () -> ConfigLoader.parse(text, "fuzz.yaml"));
+    Statistics.collect(loaded == null ? "rejected" : "loaded");
     if (loaded != null) {
       assertPutInForceAndDecides(loaded.rules(), text);
     }

@@ -42,6 +42,11 @@ public final class YamlFuzz {
       "week", "month", "year", "SECOND", "api.call", "a b", "auth.createToken", "envoy:x/y", "a/b",
       "0.001", "0.0001", "0.000001", "3.5", "1.000000000000000000001");
 
+  /** Values that fit some field of either format: most such changes keep the file valid. */
+  static final List<String> FITTING = List.of("1", "5", "20", "100", "1000000", "1s", "1m", "60", "0.5", "500ms",
+      "1h", "1d", "PT1M", "3s", "sliding_log", "sliding_window", "token_bucket", "fixed_window", "leaky_bucket",
+      "open", "closed", "local", "true", "false", "second", "minute", "hour", "day", "user:*", "api.call", "10");
+
   /** Keys of every level of both formats, and keys YAML allows but no reader expects. */
   static final List<String> KEYS = List.of("limits", "name", "algorithm", "config", "precision", "max_wait",
       "overrides", "shadow", "failure_mode", "limit", "period", "keys", "domain", "descriptors", "key", "value",
@@ -84,7 +89,7 @@ public final class YamlFuzz {
   public Arbitrary<String> mutated() {
     return Arbitraries.randomValue(r -> {
       String text = seeds.get(r.nextInt(seeds.size()));
-      int n = 1 + r.nextInt(r.nextInt(8) == 0 ? 6 : 3);
+      int n = r.nextInt(2) == 0 ? 1 : 1 + r.nextInt(r.nextInt(8) == 0 ? 6 : 3);
       for (int i = 0; i < n; i++) {
         text = mutate(text, r);
       }
@@ -123,7 +128,7 @@ public final class YamlFuzz {
     }
     int i = r.nextInt(lines.size());
     int j = r.nextInt(lines.size());
-    switch (r.nextInt(17)) {
+    switch (r.nextInt(20)) {
       case 0 -> lines.remove(i);
       case 1 -> lines.add(i, lines.get(i));
       case 2 -> {
@@ -179,7 +184,8 @@ public final class YamlFuzz {
         List<String> block = new ArrayList<>(lines.subList(i, end));
         lines.addAll(r.nextBoolean() ? end : j, block);
       }
-      default -> lines.set(i, lines.get(i).replace("  ", r.nextBoolean() ? "\t" : " \t"));
+      case 16 -> lines.set(i, lines.get(i).replace("  ", r.nextBoolean() ? "\t" : " \t"));
+      default -> lines.set(i, withValue(lines.get(i), FITTING.get(r.nextInt(FITTING.size()))));
     }
     return String.join("\n", lines);
   }
