@@ -9,6 +9,7 @@ import dev.sluice.Request;
 import dev.sluice.WindowState;
 import dev.sluice.server.http.ClientMessages;
 import dev.sluice.server.http.RateLimitHeaders;
+import dev.sluice.server.metrics.ThrottledLog;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
@@ -43,6 +44,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
   private final Supplier<Map<String, EnvoyDomain>> domains;
   private final java.time.Clock clock;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
+  /** Decisions that failed in the store: a line per kind every 10 s, however many calls fail. */
+  private final ThrottledLog failures = new ThrottledLog(LOG::warn);
 
   /**
    * @param domains the Envoy domains in force, read on every request (they change on reload)
@@ -104,7 +107,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
         out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(cause, "the request is not valid"))
             .asRuntimeException());
       } else {
-        LOG.warn("rate limit decision failed: {}", cause.toString());
+        failures.log(cause.getClass().getName(), () -> "rate limit decision failed: " + cause);
         out.onError(Status.UNAVAILABLE.withDescription("the decision failed").asRuntimeException());
       }
     });
