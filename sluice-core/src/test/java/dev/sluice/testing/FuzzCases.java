@@ -21,7 +21,7 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  *
  * <pre>{@code
  * ./mvnw -B -ntp -pl sluice-server -am verify -Dsluice.fuzz.tries=100000 \
- *     -Dtest='*Fuzz*' -Dsurefire.failIfNoSpecifiedTests=false
+ *     -Dtest='*Fuzz*,GrpcBadBytesProperties' -Dsurefire.failIfNoSpecifiedTests=false
  * }</pre>
  */
 public final class FuzzCases implements AroundPropertyHook {
