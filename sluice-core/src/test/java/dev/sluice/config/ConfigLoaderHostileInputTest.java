@@ -75,4 +75,14 @@ class ConfigLoaderHostileInputTest {
         .anySatisfy(e -> assertThat(e).contains("not valid YAML"))
         .allSatisfy(e -> assertThat(e).doesNotContain("org.yaml", "snakeyaml", "Event", "com.fasterxml"));
   }
+
+  @Test
+  void anErrorAboutAHugeValueQuotesItShortened() {
+    String name = "a".repeat(200_000) + "!";
+    assertThat(errors("limits:\n  - name: \"" + name + "\"\n    config: [{limit: 1, period: 1}]\n"))
+        .singleElement().satisfies(e -> assertThat(e)
+            .startsWith("t.yaml:2:11: rule name must be 1-128 characters of letters, digits and _ . : / -, was 'aaa")
+            .endsWith("aa!'").contains(" characters ...] ")
+            .hasSizeLessThanOrEqualTo("t.yaml:2:11: ".length() + 1_000));
+  }
 }

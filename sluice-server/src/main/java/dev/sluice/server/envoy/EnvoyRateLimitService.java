@@ -39,6 +39,12 @@ import org.slf4j.LoggerFactory;
 public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
   private static final long UINT32_MAX = 0xFFFF_FFFFL;
+  /**
+   * The most descriptors a request may have, as the HTTP API bounds its items: Envoy sends a few
+   * per request, and each is decided and answered, so a request of a million (10 MiB) would hold
+   * an event loop for seconds.
+   */
+  static final int MAX_DESCRIPTORS = 100;
 
   private final RateLimiter limiter;
   private final Supplier<Map<String, EnvoyDomain>> domains;
@@ -120,6 +126,9 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     int n = request.getDescriptorsCount();
     if (n == 0) {
       throw new IllegalArgumentException("rate limit descriptor list must not be empty");
+    }
+    if (n > MAX_DESCRIPTORS) {
+      throw new IllegalArgumentException("the request has " + n + " descriptors; the maximum is " + MAX_DESCRIPTORS);
     }
     EnvoyDomain domain = domains.get().get(request.getDomain());
     EnvoyLimit[] limits = new EnvoyLimit[n];
