@@ -23,6 +23,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 class GrpcBadBytesProperties {
   @BeforeContainer
   static void start() throws Exception {
+    GrpcMessageFuzzProperties.quietProtobuf();
     EnvoyMalformedRequestTest.start();
   }
 
