@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import java.io.IOException;
@@ -43,6 +44,12 @@ import java.util.stream.Stream;
 public final class ConfigLoader {
   /** The top-level key of a native configuration file. */
   public static final String NATIVE_KEY = NativeReader.ROOT_KEY;
+
+  /**
+   * The deepest nesting of YAML values (mappings and lists) a configuration file may have. Files
+   * need a few levels; the bound keeps a hostile file from exhausting the reader's stack.
+   */
+  public static final int MAX_NESTING = YamlTree.MAX_DEPTH;
 
   private static final Pattern SECONDS = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
 
@@ -128,6 +135,14 @@ public final class ConfigLoader {
     return YamlTree.topLevelKeys(source, name);
   }
 
+  /**
+   * A YAML syntax error of {@code file} as a problem at the place the parser found it, in words
+   * that do not quote the parser's classes: for readers of other formats written in YAML.
+   */
+  public static ConfigProblem syntaxProblem(String file, StreamReadException e) {
+    return YamlTree.syntaxProblem(file, e);
+  }
+
   /** Whether {@code file} is in the native format: its top-level mapping has {@code limits}. */
   public static boolean isNative(Path file) throws ConfigException {
     return topLevelKeys(read(file), file.toString()).contains(NATIVE_KEY);
@@ -148,9 +163,18 @@ public final class ConfigLoader {
     // Here a number is seconds even as text: only the native reader, which sees YAML's types,
     // can tell a quoted "60" (likely a mistake) from 60.
     long micros = SECONDS.matcher(t).matches()
-        ? Durations.ofSeconds(new BigDecimal(t), what)
+        ? Durations.ofSeconds(seconds(t, what), what, t)
         : Durations.parse(t, what);
     return Duration.ofNanos(micros * 1000);
+  }
+
+  private static BigDecimal seconds(String t, String what) {
+    try {
+      return new BigDecimal(t);
+    } catch (NumberFormatException e) {
+      // An exponent beyond an int: no duration is that long, or that short.
+      throw new IllegalArgumentException(what + " " + t + " is out of range; expected " + Durations.SYNTAX);
+    }
   }
 
   /**

@@ -25,9 +25,13 @@ final class Durations {
 
   private Durations() {}
 
-  /** Microseconds in {@code seconds}; {@code what} names the field in messages. */
-  static long ofSeconds(BigDecimal seconds, String what) {
-    return exactMicros(seconds.multiply(MICROS_PER_SECOND), what, seconds.toPlainString());
+  /**
+   * Microseconds in {@code seconds}; {@code what} names the field in messages, which quote the
+   * number as {@code written}. (Not as the number's plain form: {@code 1e999999999} has a
+   * billion digits.)
+   */
+  static long ofSeconds(BigDecimal seconds, String what, String written) {
+    return exactMicros(seconds.multiply(MICROS_PER_SECOND), what, written);
   }
 
   /**

@@ -378,7 +378,7 @@ final class NativeReader {
         if (s.token == JsonToken.VALUE_NUMBER_INT && !decimal(s, what)) {
           return null;
         }
-        micros = Durations.ofSeconds(s.number, what);
+        micros = Durations.ofSeconds(s.number, what, s.text);
       } else if (v instanceof ScalarNode s && s.isString()) {
         micros = Durations.parse(s.text, what);
       } else {

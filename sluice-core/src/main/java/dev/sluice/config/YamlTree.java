@@ -22,6 +22,11 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  */
 final class YamlTree {
   private static final YAMLFactory FACTORY = new YAMLFactory();
+  /**
+   * The deepest nesting read. A configuration needs a few levels (an Envoy file a few per level
+   * of descriptors); the parser itself sets no bound, and every level costs a stack frame here.
+   */
+  static final int MAX_DEPTH = 64;
 
   private final String file;
   private final List<ConfigProblem> errors;
@@ -72,7 +77,7 @@ final class YamlTree {
       if (first == null) {
         return null;
       }
-      Node root = read(first);
+      Node root = read(first, 1);
       if (p.nextToken() != null) {
         error(here(), "a file may hold only one YAML document; found a second one ('---')");
       }
@@ -95,16 +100,21 @@ final class YamlTree {
     errors.add(ConfigProblem.at(at, message));
   }
 
-  private Node read(JsonToken t) throws IOException {
+  private Node read(JsonToken t, int depth) throws IOException {
     ConfigLocation at = here();
+    if (depth > MAX_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
+      error(at, "values are nested more than " + MAX_DEPTH + " deep");
+      parser.skipChildren();
+      return new ScalarNode(at, JsonToken.VALUE_NULL, "", null);
+    }
     switch (t) {
       case START_OBJECT:
-        return readMap(at);
+        return readMap(at, depth);
       case START_ARRAY:
         List<Node> items = new ArrayList<>();
         JsonToken next;
         while ((next = parser.nextToken()) != JsonToken.END_ARRAY) {
-          items.add(read(next));
+          items.add(read(next, depth + 1));
         }
         return new ListNode(at, items);
       default:
@@ -112,13 +122,13 @@ final class YamlTree {
     }
   }
 
-  private MapNode readMap(ConfigLocation at) throws IOException {
+  private MapNode readMap(ConfigLocation at, int depth) throws IOException {
     MapNode map = new MapNode(at);
     JsonToken t;
     while ((t = parser.nextToken()) == JsonToken.FIELD_NAME) {
       String name = parser.currentName();
       ConfigLocation keyAt = here();
-      Node value = read(parser.nextToken());
+      Node value = read(parser.nextToken(), depth + 1);
       Field first = map.fields.get(name);
       if (first != null) {
         // YAML forbids duplicate keys; silently keeping one of them would hide a mistake.
@@ -155,22 +165,34 @@ final class YamlTree {
     return new ScalarNode(at, t, text, number);
   }
 
-  private static ConfigProblem syntaxProblem(String file, StreamReadException e) {
+  /**
+   * The parser's message in the loader's words: its first line, without the names of the
+   * parser's classes, which some messages quote ("got this instead: <org.yaml...Event(...)>").
+   */
+  static String plainMessage(String message) {
+    if (message == null) {
+      return "the text cannot be read";
+    }
+    if (message.startsWith("Expected a field name")) {
+      return "a mapping key must be a plain value (a string or a number), not a list or a mapping";
+    }
+    int nl = message.indexOf('\n');
+    String first = nl >= 0 ? message.substring(0, nl).strip() : message;
+    return first.contains("org.yaml.") || first.contains("com.fasterxml.") || first.contains("java.")
+        ? "the text cannot be read as YAML here" : first;
+  }
+
+  static ConfigProblem syntaxProblem(String file, StreamReadException e) {
     // SnakeYAML knows the place of the problem itself; Jackson's location is sometimes that of
     // the enclosing construct. Its message repeats the place and quotes the source over several
     // lines: keep the context and the problem.
     if (e.getCause() instanceof MarkedYAMLException m && m.getProblemMark() != null) {
       String text = m.getContext() == null ? m.getProblem() : m.getContext() + ": " + m.getProblem();
       return new ConfigProblem(file, m.getProblemMark().getLine() + 1, m.getProblemMark().getColumn() + 1,
-          "not valid YAML: " + text);
+          "not valid YAML: " + plainMessage(text));
     }
     JsonLocation l = e.getLocation();
-    String message = e.getOriginalMessage();
-    int nl = message == null ? -1 : message.indexOf('\n');
-    if (nl >= 0) {
-      message = message.substring(0, nl).strip();
-    }
-    String text = "not valid YAML: " + message;
+    String text = "not valid YAML: " + plainMessage(e.getOriginalMessage());
     if (l == null || l.getLineNr() < 1) {
       return ConfigProblem.at(ConfigLocation.of(file), text);
     }

@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
 public final class ConfigReloader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
   private static final long SETTLE_MILLIS = 100;
+  /** How long a changed file must stay the same before a failure to load it counts. */
+  private final long settleMillis;
 
   /** Told of every reload attempt after the first load. */
   public interface Listener {
@@ -59,6 +61,12 @@ public final class ConfigReloader implements AutoCloseable {
    * @throws ConfigException if the configuration is bad: the service must not start then
    */
   public ConfigReloader(Path path, RateLimiter limiter, Listener listener, Clock clock) throws ConfigException {
+    this(path, limiter, listener, clock, SETTLE_MILLIS);
+  }
+
+  ConfigReloader(Path path, RateLimiter limiter, Listener listener, Clock clock, long settleMillis)
+      throws ConfigException {
+    this.settleMillis = settleMillis;
     this.path = path;
     this.limiter = limiter;
     this.listener = listener;
@@ -149,7 +157,7 @@ public final class ConfigReloader implements AutoCloseable {
    */
   private boolean settled(Map<Path, String> contents) {
     try {
-      Thread.sleep(SETTLE_MILLIS);
+      Thread.sleep(settleMillis);
       return contents.equals(ConfigFiles.read(path));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

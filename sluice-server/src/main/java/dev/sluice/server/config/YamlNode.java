@@ -4,8 +4,11 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.ConfigProblem;
 import java.io.IOException;
@@ -62,11 +65,13 @@ public final class YamlNode {
       if (t == null) {
         throw problem(ConfigLocation.of(file), "the file is empty");
       }
-      YamlNode root = read(file, p, t);
+      YamlNode root = read(file, p, t, 1);
       if (p.nextToken() != null) {
         throw at(file, p.currentTokenLocation(), "only one YAML document per file is supported");
       }
       return root;
+    } catch (StreamReadException e) {
+      throw new ConfigException(ConfigLoader.syntaxProblem(file, e));
     } catch (JsonProcessingException e) {
       JsonLocation l = e.getLocation();
       String what = "not valid YAML: " + e.getOriginalMessage();
@@ -76,8 +81,17 @@ public final class YamlNode {
     }
   }
 
-  private static YamlNode read(String file, JsonParser p, JsonToken t) throws IOException, ConfigException {
+  private static YamlNode read(String file, JsonParser p, JsonToken t, int depth)
+      throws IOException, ConfigException {
     JsonLocation at = p.currentTokenLocation();
+    if (depth > ConfigLoader.MAX_NESTING && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
+      throw at(file, at, "values are nested more than " + ConfigLoader.MAX_NESTING + " deep");
+    }
+    if (p instanceof YAMLParser y && y.isCurrentAlias()) {
+      // The parser reports an alias as a string holding the anchor's name: "key: *ip" would
+      // silently become the key "ip". Aliases are refused, as in the native format.
+      throw at(file, at, "YAML aliases (*" + p.getText() + ") are not supported; write the value out");
+    }
     switch (t) {
       case START_OBJECT -> {
         Map<String, YamlNode> m = new LinkedHashMap<>();
@@ -86,7 +100,7 @@ public final class YamlNode {
         while ((n = p.nextToken()) != JsonToken.END_OBJECT) {
           String key = p.currentName();
           JsonLocation keyAt = p.currentTokenLocation();
-          YamlNode v = read(file, p, p.nextToken());
+          YamlNode v = read(file, p, p.nextToken(), depth + 1);
           if (m.containsKey(key)) {
             throw at(file, keyAt, "duplicate key '" + key + "'");
           }
@@ -101,7 +115,7 @@ public final class YamlNode {
         List<YamlNode> l = new ArrayList<>();
         JsonToken n;
         while ((n = p.nextToken()) != JsonToken.END_ARRAY) {
-          l.add(read(file, p, n));
+          l.add(read(file, p, n, depth + 1));
         }
         return new YamlNode(Kind.LIST, file, at, null, Collections.unmodifiableList(l), null, t);
       }

@@ -9,6 +9,7 @@ import dev.sluice.Request;
 import dev.sluice.WindowState;
 import dev.sluice.server.http.ClientMessages;
 import dev.sluice.server.http.RateLimitHeaders;
+import dev.sluice.server.metrics.ThrottledLog;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
@@ -38,11 +39,19 @@ import org.slf4j.LoggerFactory;
 public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
   private static final long UINT32_MAX = 0xFFFF_FFFFL;
+  /**
+   * The most descriptors a request may have, as the HTTP API bounds its items: Envoy sends a few
+   * per request, and each is decided and answered, so a request of a million (10 MiB) would hold
+   * an event loop for seconds.
+   */
+  static final int MAX_DESCRIPTORS = 100;
 
   private final RateLimiter limiter;
   private final Supplier<Map<String, EnvoyDomain>> domains;
   private final java.time.Clock clock;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
+  /** Decisions that failed in the store: a line per kind every 10 s, however many calls fail. */
+  private final ThrottledLog failures = new ThrottledLog(LOG::warn);
 
   /**
    * @param domains the Envoy domains in force, read on every request (they change on reload)
@@ -104,7 +113,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
         out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(cause, "the request is not valid"))
             .asRuntimeException());
       } else {
-        LOG.warn("rate limit decision failed: {}", cause.toString());
+        failures.log(cause.getClass().getName(), () -> "rate limit decision failed: " + cause);
         out.onError(Status.UNAVAILABLE.withDescription("the decision failed").asRuntimeException());
       }
     });
@@ -117,6 +126,9 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     int n = request.getDescriptorsCount();
     if (n == 0) {
       throw new IllegalArgumentException("rate limit descriptor list must not be empty");
+    }
+    if (n > MAX_DESCRIPTORS) {
+      throw new IllegalArgumentException("the request has " + n + " descriptors; the maximum is " + MAX_DESCRIPTORS);
     }
     EnvoyDomain domain = domains.get().get(request.getDomain());
     EnvoyLimit[] limits = new EnvoyLimit[n];

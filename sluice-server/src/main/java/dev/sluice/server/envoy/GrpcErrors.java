@@ -3,6 +3,7 @@ package dev.sluice.server.envoy;
 import com.linecorp.armeria.common.RequestContext;
 import com.linecorp.armeria.common.grpc.GrpcExceptionHandlerFunction;
 import dev.sluice.server.http.ClientMessages;
+import dev.sluice.server.metrics.ThrottledLog;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import org.slf4j.Logger;
@@ -16,6 +17,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class GrpcErrors implements GrpcExceptionHandlerFunction {
   private static final Logger LOG = LoggerFactory.getLogger(GrpcErrors.class);
+  /** A line per kind every 10 s, however many calls fail. */
+  private final ThrottledLog failures = new ThrottledLog(LOG::warn);
 
   @Override
   public Status apply(RequestContext ctx, Status status, Throwable cause, Metadata metadata) {
@@ -28,7 +31,9 @@ public final class GrpcErrors implements GrpcExceptionHandlerFunction {
     if (isMalformedRequest(cause)) {
       return Status.INVALID_ARGUMENT.withDescription(describe(cause));
     }
-    LOG.warn("gRPC call failed: {}", cause == null ? status : cause.toString());
+    String what = cause == null ? String.valueOf(status) : cause.toString();
+    failures.log(cause == null ? status.getCode().name() : cause.getClass().getName(),
+        () -> "gRPC call failed: " + what);
     return Status.INTERNAL.withDescription("the call failed; try again");
   }
 

@@ -37,6 +37,7 @@ import dev.sluice.server.StoreHealth;
 import dev.sluice.server.FatalErrors;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
+import dev.sluice.server.metrics.ThrottledLog;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.compression.DecompressionException;
@@ -89,6 +90,8 @@ public final class HttpApi {
   private final long readyTimeoutMillis;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
   private final StoreHealth storeHealth;
+  /** Failures that are not the client's: a line per kind every 10 s, however many requests fail. */
+  private final ThrottledLog failures = new ThrottledLog(LOG::warn);
 
   /**
    * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
@@ -220,7 +223,8 @@ public final class HttpApi {
       // The client went away; nobody is left to answer.
       LOG.debug("request abandoned: {}", c.toString());
     } else {
-      LOG.warn("request failed: {}", c.toString());
+      Throwable cause = c;
+      failures.log(c.getClass().getName(), () -> "request failed: " + cause);
     }
     return error(new ApiException(503, "unavailable", "the request could not be decided; try again"));
   }

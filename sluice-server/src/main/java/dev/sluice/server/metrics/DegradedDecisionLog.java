@@ -5,7 +5,6 @@ import dev.sluice.DecisionListener;
 import dev.sluice.ItemDecision;
 import dev.sluice.Request;
 import dev.sluice.Ticker;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,19 +24,17 @@ public final class DegradedDecisionLog implements DecisionListener {
   private static final Logger LOG = LoggerFactory.getLogger(DegradedDecisionLog.class);
 
   /** The least time between two lines about one rule. */
-  public static final long INTERVAL_MICROS = 10_000_000;
+  public static final long INTERVAL_MICROS = ThrottledLog.INTERVAL_MICROS;
   /** Rules tracked at once; rules are few, and beyond this bound the counts start afresh. */
   static final int MAX_RULES = 10_000;
-  private static final long NEVER = Long.MIN_VALUE;
 
   /** Degraded items of one rule since its last line. */
   private static final class Tally {
     final AtomicLong allowed = new AtomicLong();
     final AtomicLong denied = new AtomicLong();
-    final AtomicLong lastLineAt = new AtomicLong(NEVER);
   }
 
-  private final Ticker ticker;
+  private final ThrottledLog lines;
   private final Consumer<String> out;
   private final ConcurrentHashMap<String, Tally> tallies = new ConcurrentHashMap<>();
   /** The cause of the latest degraded decision: listeners hear of it just before the decision. */
@@ -50,8 +47,8 @@ public final class DegradedDecisionLog implements DecisionListener {
 
   /** Lines to {@code out}, on {@code ticker}'s clock. */
   public DegradedDecisionLog(Ticker ticker, Consumer<String> out) {
-    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.out = Objects.requireNonNull(out, "out");
+    this.lines = new ThrottledLog(ticker, out);
   }
 
   @Override
@@ -67,27 +64,26 @@ public final class DegradedDecisionLog implements DecisionListener {
     if (tallies.size() >= MAX_RULES) {
       tallies.clear();
     }
-    long now = ticker.nowMicros();
     String previous = null;
     for (ItemDecision it : d.items()) {
       Tally t = tallies.computeIfAbsent(it.rule(), r -> new Tally());
       (d.allowed() ? t.allowed : t.denied).incrementAndGet();
       // Requests usually repeat one rule for several keys: one look at the clock per rule.
       if (!it.rule().equals(previous)) {
-        maybeLog(it.rule(), t, now);
+        maybeLog(it.rule(), t);
         previous = it.rule();
       }
     }
   }
 
-  private void maybeLog(String rule, Tally t, long now) {
-    long last = t.lastLineAt.get();
-    if (last != NEVER && now - last < INTERVAL_MICROS || !t.lastLineAt.compareAndSet(last, now)) {
+  private void maybeLog(String rule, Tally t) {
+    long sinceMicros = lines.admit(rule);
+    if (sinceMicros == ThrottledLog.HELD) {
       return;
     }
     long allowed = t.allowed.getAndSet(0);
     long denied = t.denied.getAndSet(0);
-    String since = last == NEVER ? "" : String.format(Locale.ROOT, " in the last %.1f s", (now - last) / 1e6);
+    String since = sinceMicros == ThrottledLog.FIRST ? "" : " in the last " + ThrottledLog.seconds(sinceMicros) + " s";
     out.accept("rule '" + rule + "': " + (allowed + denied) + " degraded decision" + (allowed + denied == 1 ? "" : "s")
         + since + " (" + allowed + " allowed, " + denied + " denied), decided by its failure_mode because the store "
         + "failed: " + describe(lastError));
