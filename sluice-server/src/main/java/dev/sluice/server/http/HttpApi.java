@@ -250,7 +250,7 @@ public final class HttpApi {
    *
    * @param listed whether the request's items came as a list, named {@code items[i]}
    */
-  static ApiException refused(Throwable t, boolean listed) {
+  private static ApiException refused(Throwable t, boolean listed) {
     if (t instanceof UnknownRuleException e) {
       return ApiException.badRequest("unknown_rule", "unknown rule '" + RequestJson.clip(e.rule()) + "'");
     }
