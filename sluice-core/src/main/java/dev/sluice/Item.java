@@ -4,12 +4,12 @@ import java.util.Objects;
 
 /** One part of a request: {@code cost} units of {@code rule} for {@code key}. Cost 0 is a peek. */
 public record Item(String rule, String key, long cost) {
-  /** @throws IllegalArgumentException if cost is negative */
+  /** @throws InvalidCostException if cost is negative */
   public Item {
     Objects.requireNonNull(rule, "rule");
     Objects.requireNonNull(key, "key");
     if (cost < 0) {
-      throw new IllegalArgumentException("cost must be >= 0, was " + cost);
+      throw InvalidCostException.negative(rule, cost);
     }
   }
 

@@ -12,8 +12,11 @@ public interface RateLimiter extends AutoCloseable {
   /**
    * Decides {@code request} and waits for the answer.
    *
-   * @throws IllegalArgumentException if an item names an unknown rule, or its key is empty or
-   *     longer than the configured maximum (512 UTF-8 bytes by default)
+   * @throws UnknownRuleException if an item names a rule that is not in force
+   * @throws InvalidKeyException if an item's key is empty, not valid Unicode, or longer than the
+   *     configured maximum (512 UTF-8 bytes by default)
+   * @throws InvalidCostException if the costs of a repeated item add up to more than
+   *     {@link Long#MAX_VALUE} (a negative cost is refused when the {@link Item} is made)
    * @throws StoreException if the store could not decide the request for a reason that is not an
    *     outage (a script error, a key of another type): failure modes apply to outages only
    */
@@ -55,8 +58,9 @@ public interface RateLimiter extends AutoCloseable {
 
   /**
    * Decides {@code request} without blocking the caller. Validation errors complete the stage
-   * exceptionally with {@link IllegalArgumentException}, a request the store could not decide
-   * (not an outage) with {@link StoreException}.
+   * exceptionally with the exceptions {@link #acquire(Request)} throws for them (all of them
+   * {@link IllegalArgumentException}s), a request the store could not decide (not an outage)
+   * with {@link StoreException}.
    */
   CompletionStage<Decision> acquireAsync(Request request);
 
@@ -68,7 +72,10 @@ public interface RateLimiter extends AutoCloseable {
    */
   Decision acquireBlocking(Request request, Duration timeout) throws InterruptedException;
 
-  /** Forgets the state of {@code key} under {@code rule}. */
+  /**
+   * Forgets the state of {@code key} under {@code rule}. The stage fails with
+   * {@link UnknownRuleException} or {@link InvalidKeyException} as {@link #acquire(Request)} would.
+   */
   CompletionStage<Void> reset(String rule, String key);
 
   /** The rules in force. */

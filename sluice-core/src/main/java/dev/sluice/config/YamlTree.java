@@ -19,8 +19,10 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 /**
  * Reads YAML into {@link Node}s with the line and column of every key and value. Jackson's
  * streaming parser is used rather than a tree model because the tree model forgets locations.
+ * One document per file; a key repeated in a mapping and an alias ({@code *name}) are errors
+ * rather than read one way or another.
  */
-final class YamlTree {
+public final class YamlTree {
   private static final YAMLFactory FACTORY = new YAMLFactory();
   /**
    * The deepest nesting read. A configuration needs a few levels (an Envoy file a few per level
@@ -35,6 +37,22 @@ final class YamlTree {
   private YamlTree(String file, List<ConfigProblem> errors) {
     this.file = file;
     this.errors = errors;
+  }
+
+  /**
+   * The document's root, or null if the source is empty (only comments).
+   *
+   * @param file the file's name in problems
+   * @throws ConfigException naming the place of every problem: not YAML, a second document, a key
+   *     repeated in a mapping, an alias
+   */
+  public static Node read(String source, String file) throws ConfigException {
+    List<ConfigProblem> errors = new ArrayList<>();
+    Node root = parse(source, file, errors);
+    if (!errors.isEmpty()) {
+      throw new ConfigException(errors);
+    }
+    return root;
   }
 
   /**

@@ -5,6 +5,8 @@ import dev.sluice.Decision;
 import dev.sluice.DecisionListener;
 import dev.sluice.DenyReason;
 import dev.sluice.FailureMode;
+import dev.sluice.InvalidCostException;
+import dev.sluice.InvalidKeyException;
 import dev.sluice.Item;
 import dev.sluice.ItemDecision;
 import dev.sluice.RateLimiter;
@@ -13,6 +15,7 @@ import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sleeper;
 import dev.sluice.StoreException;
+import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.spi.Batch;
@@ -71,18 +74,22 @@ public final class Engine implements RateLimiter {
     List<Item> items = request.items();
     if (items.size() == 1) {
       Item it = items.get(0);
-      ResolvedItem ri = resolveItem(rs, it, it.cost());
-      return new Resolved(request, new Batch(List.of(ri), request.timeMicros()), null);
+      Rule rule = validate(rs.get(it.rule()), it.rule(), it.key(), 0);
+      return new Resolved(request, new Batch(List.of(resolveItem(rule, it.key(), it.cost())), request.timeMicros()),
+          null);
     }
-    // Repeated (rule, key) pairs are decided as one item of their summed cost.
+    // Repeated (rule, key) pairs are decided as one item of their summed cost. Each pair is checked
+    // when first seen, in request order, so the first bad item is the one reported.
     Map<String, Integer> seen = new HashMap<>();
     List<Item> merged = new ArrayList<>();
+    List<Rule> ruleOf = new ArrayList<>();
     int[] slot = new int[items.size()];
     for (int i = 0; i < items.size(); i++) {
       Item it = items.get(i);
       String id = it.rule() + '\u0000' + it.key();
       Integer at = seen.get(id);
       if (at == null) {
+        ruleOf.add(validate(rs.get(it.rule()), it.rule(), it.key(), i));
         seen.put(id, merged.size());
         slot[i] = merged.size();
         merged.add(it);
@@ -90,47 +97,54 @@ public final class Engine implements RateLimiter {
         slot[i] = at;
         Item prev = merged.get(at);
         if (it.cost() > Long.MAX_VALUE - prev.cost()) {
-          throw new IllegalArgumentException("the costs of the repeated item (rule '" + it.rule() + "', key '"
-              + it.key() + "') add up to more than " + Long.MAX_VALUE);
+          throw new InvalidCostException(it.rule(), it.cost(), "the costs of the repeated item (rule '" + it.rule()
+              + "', key '" + it.key() + "') add up to more than " + Long.MAX_VALUE);
         }
         merged.set(at, new Item(prev.rule(), prev.key(), prev.cost() + it.cost()));
       }
     }
     List<ResolvedItem> resolved = new ArrayList<>(merged.size());
-    for (Item it : merged) {
-      resolved.add(resolveItem(rs, it, it.cost()));
+    for (int i = 0; i < merged.size(); i++) {
+      Item it = merged.get(i);
+      resolved.add(resolveItem(ruleOf.get(i), it.key(), it.cost()));
     }
     return new Resolved(request, new Batch(resolved, request.timeMicros()), slot);
   }
 
-  private ResolvedItem resolveItem(RuleSet rs, Item it, long cost) {
-    return resolveItem(rs.get(it.rule()), it.rule(), it.key(), cost);
-  }
-
-  private ResolvedItem resolveItem(Rule rule, String ruleName, String key, long cost) {
-    validate(rule, ruleName, key);
+  private static ResolvedItem resolveItem(Rule rule, String key, long cost) {
     return new ResolvedItem(rule, key, cost, rule.windowsFor(key));
   }
 
-  private void validate(Rule rule, String ruleName, String key) {
+  /**
+   * The limiter's one check of a rule and a key, for every path in (acquire, tryAcquire, reset):
+   * front ends map its exceptions by type and check nothing of their own.
+   *
+   * @param rule the rule named {@code ruleName}, null if none is in force
+   * @param item the position of the item in its request
+   * @return {@code rule}
+   * @throws UnknownRuleException if {@code rule} is null
+   * @throws InvalidKeyException if {@code key} is empty, not valid Unicode or too long
+   */
+  private Rule validate(Rule rule, String ruleName, String key, int item) {
     if (rule == null) {
-      throw new IllegalArgumentException("unknown rule '" + ruleName + "'");
+      throw new UnknownRuleException(ruleName);
     }
     if (key.isEmpty()) {
-      throw new IllegalArgumentException("key must not be empty (rule '" + ruleName + "')");
+      throw new InvalidKeyException(ruleName, item, 0, "must not be empty");
     }
-    long bytes = utf8Length(key, ruleName);
+    long bytes = utf8Length(key, ruleName, item);
     if (bytes > maxKeyBytes) {
-      throw new IllegalArgumentException(
-          "key is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes + " (rule '" + ruleName + "')");
+      throw new InvalidKeyException(ruleName, item, bytes,
+          "is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes);
     }
+    return rule;
   }
 
   /**
    * The key's length in UTF-8. A lone surrogate has no UTF-8 form: encoders replace it with '?',
    * so two distinct keys would become one in any store that keeps bytes. Such keys are rejected.
    */
-  private static long utf8Length(String key, String rule) {
+  private static long utf8Length(String key, String rule, int item) {
     int n = key.length();
     int ascii = 0;
     while (ascii < n && key.charAt(ascii) < 0x80) {
@@ -149,8 +163,9 @@ public final class Engine implements RateLimiter {
         bytes += 4;
         i++;
       } else {
-        throw new IllegalArgumentException("key has a lone surrogate (U+" + Integer.toHexString(c).toUpperCase(
-            java.util.Locale.ROOT) + ") at index " + i + ", so it is not valid Unicode (rule '" + rule + "')");
+        throw new InvalidKeyException(rule, item, -1, "has a lone surrogate (U+"
+            + Integer.toHexString(c).toUpperCase(java.util.Locale.ROOT) + ") at index " + i
+            + "; a key must be valid Unicode");
       }
     }
     return bytes;
@@ -211,9 +226,9 @@ public final class Engine implements RateLimiter {
     }
     java.util.Objects.requireNonNull(key, "key");
     if (cost < 0) {
-      throw new IllegalArgumentException("cost must be >= 0, was " + cost);
+      throw InvalidCostException.negative(ruleName, cost);
     }
-    validate(rule, ruleName, key);
+    validate(rule, ruleName, key, 0);
     return store.tryAcquire(rule, key, cost);
   }
 
@@ -410,8 +425,10 @@ public final class Engine implements RateLimiter {
 
   @Override
   public CompletionStage<Void> reset(String rule, String key) {
-    if (rules.get(rule) == null) {
-      return CompletableFuture.failedFuture(new IllegalArgumentException("unknown rule '" + rule + "'"));
+    try {
+      validate(rules.get(rule), rule, key, 0);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(e);
     }
     local.reset(rule, key);
     return store.reset(rule, key);

@@ -27,14 +27,14 @@ record Endpoint(Topology topology, List<RedisURI> uris, String description) {
     }
     int colon = uri.indexOf("://");
     if (colon < 0) {
-      throw new IllegalArgumentException(usage("no scheme in Redis URI '" + redact(uri) + "'"));
+      throw new IllegalArgumentException(usage("no scheme in Redis URI '" + Redaction.uri(uri) + "'"));
     }
     String scheme = uri.substring(0, colon).toLowerCase(Locale.ROOT);
     try {
       switch (scheme) {
         case "redis":
         case "rediss": {
-          RedisURI u = RedisURI.create(uri);
+          RedisURI u = lettuce(uri, uri);
           return new Endpoint(Topology.STANDALONE, List.of(u), describe(scheme, user(uri), u, List.of(u)));
         }
         case "redis-sentinel":
@@ -42,12 +42,12 @@ record Endpoint(Topology topology, List<RedisURI> uris, String description) {
           int hash = uri.indexOf('#');
           if (hash < 0 || hash == uri.length() - 1) {
             throw new IllegalArgumentException(
-                "Sentinel URI '" + redact(uri) + "' names no master: add #<master name>, e.g. redis-sentinel://h1:26379,h2:26379#mymaster");
+                "Sentinel URI '" + Redaction.uri(uri) + "' names no master: add #<master name>, e.g. redis-sentinel://h1:26379,h2:26379#mymaster");
           }
-          RedisURI u = RedisURI.create(uri);
+          RedisURI u = lettuce(uri, uri);
           if (u.getSentinelMasterId() == null || u.getSentinelMasterId().isEmpty()) {
             throw new IllegalArgumentException(
-                "Sentinel URI '" + redact(uri) + "' names no master: add #<master name>, e.g. redis-sentinel://h1:26379,h2:26379#mymaster");
+                "Sentinel URI '" + Redaction.uri(uri) + "' names no master: add #<master name>, e.g. redis-sentinel://h1:26379,h2:26379#mymaster");
           }
           return new Endpoint(Topology.SENTINEL, List.of(u), describe(scheme, user(uri), u, u.getSentinels()));
         }
@@ -55,13 +55,31 @@ record Endpoint(Topology topology, List<RedisURI> uris, String description) {
         case "rediss-cluster":
           return cluster(uri, scheme, colon);
         default:
-          throw new IllegalArgumentException(usage("unknown scheme '" + scheme + "' in Redis URI '" + redact(uri) + "'"));
+          throw new IllegalArgumentException(usage("unknown scheme '" + scheme + "' in Redis URI '" + Redaction.uri(uri) + "'"));
       }
     } catch (IllegalArgumentException e) {
-      throw e;
+      throw e; // ours, or the client's made safe by lettuce()
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException(usage("cannot parse Redis URI '" + redact(uri) + "': " + e.getMessage()), e);
+      throw unparsable(uri, e);
     }
+  }
+
+  /** The client's URI for {@code text} (which is {@code uri} or made from it). */
+  private static RedisURI lettuce(String text, String uri) {
+    try {
+      return RedisURI.create(text);
+    } catch (RuntimeException e) {
+      throw unparsable(uri, e);
+    }
+  }
+
+  /**
+   * The client's messages quote the whole URI, password included: they are redacted, and the
+   * client's exception, whose message is the same, is not kept as the cause.
+   */
+  private static IllegalArgumentException unparsable(String uri, RuntimeException e) {
+    return new IllegalArgumentException(usage("cannot parse Redis URI '" + Redaction.uri(uri) + "': "
+        + Redaction.message(String.valueOf(e.getMessage()), uri)));
   }
 
   /** Seeds share the user info, path and query: each becomes its own {@code redis(s)://} URI. */
@@ -77,9 +95,9 @@ record Endpoint(Topology topology, List<RedisURI> uris, String description) {
     List<RedisURI> seeds = new ArrayList<>();
     for (String h : hosts.split(",")) {
       if (h.isBlank()) {
-        throw new IllegalArgumentException("empty host in cluster URI '" + redact(uri) + "'");
+        throw new IllegalArgumentException("empty host in cluster URI '" + Redaction.uri(uri) + "'");
       }
-      seeds.add(RedisURI.create(base + userInfo + h.trim() + tail));
+      seeds.add(lettuce(base + userInfo + h.trim() + tail, uri));
     }
     return new Endpoint(Topology.CLUSTER, List.copyOf(seeds), describe(scheme, user(uri), seeds.get(0), seeds));
   }
@@ -124,20 +142,6 @@ record Endpoint(Topology topology, List<RedisURI> uris, String description) {
     }
     int sep = authority.indexOf(':');
     return sep < 0 || sep > at ? "" : authority.substring(0, sep);
-  }
-
-  /** The URI with any password replaced, for error messages. */
-  static String redact(String uri) {
-    int colon = uri.indexOf("://");
-    int start = colon < 0 ? 0 : colon + 3;
-    int at = uri.lastIndexOf('@');
-    if (at < start) {
-      return uri;
-    }
-    String userInfo = uri.substring(start, at);
-    int sep = userInfo.indexOf(':');
-    String user = sep < 0 ? "" : userInfo.substring(0, sep);
-    return uri.substring(0, start) + (user.isEmpty() ? "" : user) + ":***" + uri.substring(at);
   }
 
   private static String usage(String problem) {

@@ -37,8 +37,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RedisStore implements Store {
   private static final byte[] DECIDE = {'d'};
-  private static final byte[] RESERVE = {'r'};
-  private static final byte[] REFUND = {'u'};
   private static final byte[] STORE_CLOCK = {};
 
   private final Endpoint endpoint;
@@ -132,7 +130,9 @@ public final class RedisStore implements Store {
         }
       });
     }
-    return new ShardedDecision(this, items, keys, shape, time).run().handle((decided, err) -> {
+    ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
+        (mode, t, which, undo) -> args(mode, t, items, shape, which, undo), t -> decidedAt(t, time));
+    return sharded.run().handle((decided, err) -> {
       if (err != null) {
         throw StoreErrors.failure(err);
       }
@@ -151,7 +151,7 @@ public final class RedisStore implements Store {
   }
 
   /** Records the time a script decided at; {@code time} is the explicit time sent, or empty. */
-  void decidedAt(long t, byte[] time) {
+  private void decidedAt(long t, byte[] time) {
     (time.length == 0 ? latestStoreTime : latestExplicitTime).accumulateAndGet(t, Math::max);
   }
 
@@ -192,7 +192,7 @@ public final class RedisStore implements Store {
    * digits, if any (one argument: each costs the server about a tenth of a decision), then one
    * argument per item; for a refund each item is followed by its undo record.
    */
-  byte[][] args(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
+  private byte[][] args(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
       List<List<?>> undo) {
     byte[][] a = new byte[1 + which.length * (undo == null ? 1 : 2)][];
     if (time.length == 0) {
@@ -214,16 +214,9 @@ public final class RedisStore implements Store {
     return a;
   }
 
+  /** The store's connection, for tests. */
   Link link() {
     return link;
-  }
-
-  static byte[] reserveMode() {
-    return RESERVE;
-  }
-
-  static byte[] refundMode() {
-    return REFUND;
   }
 
   @Override

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,22 +21,44 @@ import org.slf4j.LoggerFactory;
  * concurrent request may see a reservation and be denied (a false deny); no interleaving lets
  * more through than the limits allow, because a reservation is counted before anyone can rely
  * on it and a refund never gives back more than was reserved.
+ *
+ * <p>It knows nothing of the store that starts it: the store hands it the connection, the
+ * script arguments of its items and where to report the time each shard decided at.
  */
 final class ShardedDecision {
   private static final Logger log = LoggerFactory.getLogger(ShardedDecision.class);
+  private static final byte[] RESERVE = {'r'};
+  private static final byte[] REFUND = {'u'};
 
-  private final RedisStore store;
+  /** The script arguments of some of the request's items. */
+  @FunctionalInterface
+  interface Arguments {
+    /**
+     * The arguments for the items at {@code which}, in {@code mode} at {@code time} (empty: the
+     * server's clock); with {@code undo}, each item's undo record follows it.
+     */
+    byte[][] of(byte[] mode, byte[] time, int[] which, List<List<?>> undo);
+  }
+
+  private final Link link;
   private final List<ResolvedItem> items;
   private final byte[][] keys;
-  private final ItemShape[] shape;
   private final byte[] time;
+  private final Arguments args;
+  private final LongConsumer decidedAt;
 
-  ShardedDecision(RedisStore store, List<ResolvedItem> items, byte[][] keys, ItemShape[] shape, byte[] time) {
-    this.store = store;
+  /**
+   * @param time the explicit time of the request's digits, or empty for the server's clock
+   * @param decidedAt told the time (µs) each shard decided at
+   */
+  ShardedDecision(Link link, List<ResolvedItem> items, byte[][] keys, byte[] time, Arguments args,
+      LongConsumer decidedAt) {
+    this.link = link;
     this.items = items;
     this.keys = keys;
-    this.shape = shape;
     this.time = time;
+    this.args = args;
+    this.decidedAt = decidedAt;
   }
 
   /** One slot's items and, once decided, the script's reply. */
@@ -70,8 +93,8 @@ final class ShardedDecision {
     CompletableFuture<?>[] calls = new CompletableFuture<?>[bySlot.size()];
     for (List<Integer> idx : bySlot.values()) {
       Group g = new Group(idx.stream().mapToInt(Integer::intValue).toArray());
-      calls[groups.size()] = DecisionScript.<List<?>>run(store.link(), ScriptOutputType.MULTI, keysOf(g.which),
-              store.args(RedisStore.reserveMode(), time, items, shape, g.which, null))
+      calls[groups.size()] = DecisionScript.<List<?>>run(link, ScriptOutputType.MULTI, keysOf(g.which),
+              args.of(RESERVE, time, g.which, null))
           .handle((reply, err) -> {
             g.reply = reply;
             g.error = err;
@@ -92,7 +115,7 @@ final class ShardedDecision {
         error = error == null ? g.error : error;
         continue;
       }
-      store.decidedAt(Replies.time(g.after()), time);
+      decidedAt.accept(Replies.time(g.after()));
       List<ResolvedItem> sub = subList(g.which);
       List<ItemDecision> ga = Replies.decode(g.after(), sub);
       List<ItemDecision> gb = Replies.decode(g.before(), sub);
@@ -134,8 +157,8 @@ final class ShardedDecision {
         continue;
       }
       int[] which = idx.stream().mapToInt(Integer::intValue).toArray();
-      calls.add(DecisionScript.<List<?>>run(store.link(), ScriptOutputType.MULTI, keysOf(which),
-              store.args(RedisStore.refundMode(), new byte[0], items, shape, which, undo))
+      calls.add(DecisionScript.<List<?>>run(link, ScriptOutputType.MULTI, keysOf(which),
+              args.of(REFUND, new byte[0], which, undo))
           .whenComplete((r, e) -> {
             if (e != null) {
               log.warn("refund of a cross-shard reservation failed; it stays until its TTL: {}", e.toString());

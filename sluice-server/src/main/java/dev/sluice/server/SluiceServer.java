@@ -9,7 +9,6 @@ import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import dev.sluice.RateLimiter;
-import dev.sluice.Sluice;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
 import dev.sluice.server.envoy.GrpcErrors;
@@ -107,7 +106,7 @@ public final class SluiceServer implements AutoCloseable {
     sb.disableServerHeader();
     this.admin = AdminGuard.of(b.adminToken, address.getAddress());
     this.bound = address.getAddress().getHostAddress();
-    new HttpApi(b.limiter, b.config, b.prometheus, b.maxKeyBytes, b.maxBodyBytes, admin, b.storeHealth).bind(sb);
+    new HttpApi(b.limiter, b.config, b.prometheus, b.maxBodyBytes, admin, b.storeHealth).bind(sb);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
         .exceptionHandler(new GrpcErrors())
@@ -217,7 +216,6 @@ public final class SluiceServer implements AutoCloseable {
     private PrometheusMeterRegistry prometheus;
     private String host = "127.0.0.1";
     private int port = 8080;
-    private int maxKeyBytes = Sluice.DEFAULT_MAX_KEY_BYTES;
     private long maxBodyBytes = 64 * 1024;
     private String adminToken;
     private StoreHealth storeHealth;
@@ -255,12 +253,6 @@ public final class SluiceServer implements AutoCloseable {
         throw new IllegalArgumentException("port must be between 0 and 65535, was " + p);
       }
       this.port = p;
-      return this;
-    }
-
-    /** The limiter's key limit in UTF-8 bytes, so that the API can name it in errors. */
-    public Builder maxKeyBytes(int n) {
-      this.maxKeyBytes = n;
       return this;
     }
 

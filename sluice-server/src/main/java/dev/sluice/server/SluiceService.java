@@ -154,7 +154,7 @@ public final class SluiceService implements AutoCloseable {
     SluiceServer server;
     try {
       server = SluiceServer.builder().limiter(limiter).config(reloader).prometheus(registry).host(s.host())
-          .port(s.port()).adminToken(s.adminToken()).maxKeyBytes(Sluice.DEFAULT_MAX_KEY_BYTES).storeHealth(health)
+          .port(s.port()).adminToken(s.adminToken()).storeHealth(health)
           .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout()).build().start();
     } catch (RuntimeException e) {
       reloader.close();

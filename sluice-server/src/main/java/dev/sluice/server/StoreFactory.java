@@ -2,6 +2,7 @@ package dev.sluice.server;
 
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.redis.Redaction;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.spi.Store;
 import io.lettuce.core.RedisException;
@@ -43,10 +44,10 @@ public final class StoreFactory {
       try {
         return RedisStore.connect(spec);
       } catch (RedisException e) {
-        throw new StoreUnavailableException("cannot connect to " + redact(spec) + ": " + reason(e, spec));
+        throw new StoreUnavailableException("cannot connect to " + Redaction.uri(spec) + ": " + reason(e, spec));
       }
     }
-    throw new IllegalArgumentException("unknown store '" + redact(spec) + "'; expected memory or a redis://, "
+    throw new IllegalArgumentException("unknown store '" + Redaction.uri(spec) + "'; expected memory or a redis://, "
         + "rediss://, redis-sentinel:// or redis-cluster:// URI");
   }
 
@@ -69,42 +70,6 @@ public final class StoreFactory {
     if (root != e && e.getMessage() != null) {
       m = e.getMessage() + " (" + m + ")";
     }
-    String password = password(spec);
-    if (password.isEmpty()) {
-      return m;
-    }
-    m = m.replace(password, "***");
-    try {
-      String decoded = java.net.URLDecoder.decode(password, java.nio.charset.StandardCharsets.UTF_8);
-      return decoded.isEmpty() ? m : m.replace(decoded, "***");
-    } catch (IllegalArgumentException notEncoded) {
-      return m;
-    }
-  }
-
-  /** The password in {@code spec}'s user info, or "". */
-  private static String password(String spec) {
-    int scheme = spec.indexOf("://");
-    int at = spec.lastIndexOf('@');
-    if (scheme < 0 || at < scheme) {
-      return "";
-    }
-    String userInfo = spec.substring(scheme + 3, at);
-    int colon = userInfo.indexOf(':');
-    return colon < 0 ? userInfo : userInfo.substring(colon + 1);
-  }
-
-  /** {@code spec} with any password in its user-info part replaced by {@code ***}. */
-  public static String redact(String spec) {
-    int scheme = spec.indexOf("://");
-    int at = spec.lastIndexOf('@');
-    if (scheme < 0 || at < scheme) {
-      return spec;
-    }
-    String userInfo = spec.substring(scheme + 3, at);
-    int colon = userInfo.indexOf(':');
-    String user = colon < 0 ? "" : userInfo.substring(0, colon);
-    // "redis://secret@host" puts the password where the user would be.
-    return spec.substring(0, scheme + 3) + (colon < 0 ? "***" : user + ":***") + spec.substring(at);
+    return Redaction.message(m, spec);
   }
 }

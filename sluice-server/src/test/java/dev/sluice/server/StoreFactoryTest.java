@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.redis.Redaction;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.spi.Store;
 import dev.sluice.testing.FakeTicker;
@@ -103,11 +104,18 @@ class StoreFactoryTest {
 
   @Test
   void passwordsNeverAppearInMessages() {
-    assertThat(StoreFactory.redact("redis://user:s3cret@h:6379/0")).isEqualTo("redis://user:***@h:6379/0");
-    assertThat(StoreFactory.redact("redis://:s3cret@h:6379")).isEqualTo("redis://:***@h:6379");
-    assertThat(StoreFactory.redact("rediss://s3cret@h")).isEqualTo("rediss://***@h");
-    assertThat(StoreFactory.redact("redis://h:6379")).isEqualTo("redis://h:6379");
+    assertThat(Redaction.uri("redis://user:s3cret@h:6379/0")).isEqualTo("redis://user:***@h:6379/0");
+    assertThat(Redaction.uri("redis://:s3cret@h:6379")).isEqualTo("redis://:***@h:6379");
+    assertThat(Redaction.uri("rediss://s3cret@h")).isEqualTo("rediss://***@h");
+    assertThat(Redaction.uri("redis://h:6379")).isEqualTo("redis://h:6379");
     assertThatThrownBy(() -> StoreFactory.open("nope://u:s3cret@h")).message().doesNotContain("s3cret");
+  }
+
+  /** Without a scheme the spec is no URI, but its user info is still a password. */
+  @Test
+  void aSpecWithoutASchemeIsRefusedWithoutItsPassword() {
+    assertThatThrownBy(() -> StoreFactory.open("admin:s3cret@127.0.0.1:6379"))
+        .hasMessageStartingWith("unknown store 'admin:***@127.0.0.1:6379'").message().doesNotContain("s3cret");
   }
 
   @Test

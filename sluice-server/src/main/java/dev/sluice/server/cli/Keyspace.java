@@ -1,5 +1,6 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.redis.Redaction;
 import dev.sluice.server.StoreFactory;
 import dev.sluice.server.StoreUnavailableException;
 import io.lettuce.core.ClientOptions;
@@ -69,7 +70,7 @@ final class Keyspace implements AutoCloseable {
    */
   static Keyspace connect(String uri) {
     if (!StoreFactory.isRedis(uri)) {
-      throw new IllegalArgumentException("'" + StoreFactory.redact(uri) + "' is not a Redis URI; expected "
+      throw new IllegalArgumentException("'" + Redaction.uri(uri) + "' is not a Redis URI; expected "
           + "redis://[user:password@]host[:port][/db], rediss://…, redis-sentinel://h1:p1,h2:p2[/db]#master or "
           + "redis-cluster://h1:p1,h2:p2");
     }
@@ -83,7 +84,7 @@ final class Keyspace implements AutoCloseable {
         return cluster(uri, (scheme.startsWith("rediss") ? "rediss://" : "redis://"), rest, socket, timeouts);
       }
       if (scheme.endsWith("-sentinel") && (rest.indexOf('#') < 0 || rest.endsWith("#"))) {
-        throw new IllegalArgumentException("Sentinel URI '" + StoreFactory.redact(uri) + "' names no master: add "
+        throw new IllegalArgumentException("Sentinel URI '" + Redaction.uri(uri) + "' names no master: add "
             + "#<master name>, e.g. redis-sentinel://h1:26379,h2:26379#mymaster");
       }
       RedisURI target = parse(scheme + "://" + rest, uri);
@@ -93,7 +94,7 @@ final class Keyspace implements AutoCloseable {
         StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE, target);
         String name = scheme.endsWith("-sentinel") ? "master " + target.getSentinelMasterId()
             : target.getHost() + ":" + target.getPort();
-        return new Keyspace(StoreFactory.redact(uri), List.of(new Node(name, c)), () -> {
+        return new Keyspace(Redaction.uri(uri), List.of(new Node(name, c)), () -> {
           c.close();
           client.shutdown();
         });
@@ -102,7 +103,7 @@ final class Keyspace implements AutoCloseable {
         throw e;
       }
     } catch (RedisException e) {
-      throw new StoreUnavailableException("cannot connect to " + StoreFactory.redact(uri) + ": "
+      throw new StoreUnavailableException("cannot connect to " + Redaction.uri(uri) + ": "
           + StoreFactory.reason(e, uri));
     }
   }
@@ -117,7 +118,7 @@ final class Keyspace implements AutoCloseable {
     List<RedisURI> seeds = new ArrayList<>();
     for (String host : authority.substring(at + 1).split(",", -1)) {
       if (host.isBlank()) {
-        throw new IllegalArgumentException("empty host in cluster URI '" + StoreFactory.redact(uri) + "'");
+        throw new IllegalArgumentException("empty host in cluster URI '" + Redaction.uri(uri) + "'");
       }
       seeds.add(parse(base + userInfo + host.trim() + tail, uri));
     }
@@ -140,10 +141,10 @@ final class Keyspace implements AutoCloseable {
             c.getConnection(n.getNodeId())));
       }
       if (nodes.isEmpty()) {
-        throw new StoreUnavailableException("the cluster at " + StoreFactory.redact(uri) + " reports no master "
+        throw new StoreUnavailableException("the cluster at " + Redaction.uri(uri) + " reports no master "
             + "serving slots");
       }
-      return new Keyspace(StoreFactory.redact(uri), List.copyOf(nodes), () -> {
+      return new Keyspace(Redaction.uri(uri), List.copyOf(nodes), () -> {
         c.close();
         client.shutdown();
       });
@@ -157,7 +158,7 @@ final class Keyspace implements AutoCloseable {
     try {
       return RedisURI.create(text);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("cannot parse Redis URI '" + StoreFactory.redact(original) + "': "
+      throw new IllegalArgumentException("cannot parse Redis URI '" + Redaction.uri(original) + "': "
           + StoreFactory.reason(e, original));
     }
   }

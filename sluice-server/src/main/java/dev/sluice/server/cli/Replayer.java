@@ -1,12 +1,14 @@
 package dev.sluice.server.cli;
 
 import dev.sluice.Decision;
+import dev.sluice.InvalidKeyException;
 import dev.sluice.Item;
 import dev.sluice.ItemDecision;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
+import dev.sluice.StoreException;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.DecisionJson;
 import java.io.PrintWriter;
@@ -70,8 +72,14 @@ final class Replayer implements TraceSink {
     Decision d;
     try {
       d = limiter.acquire(new Request(items, micros));
-    } catch (IllegalArgumentException | dev.sluice.StoreException e) {
-      // A request the store could not decide stops the replay: its decisions would not be the store's.
+    } catch (InvalidKeyException e) {
+      // The trace is wrong at this line; in a line of several items, at this item.
+      throw new CliException(where(at) + ": " + (items.size() > 1 ? "item " + (e.item() + 1) + ": " : "")
+          + e.getMessage());
+    } catch (IllegalArgumentException | StoreException e) {
+      // An UnknownRuleException or InvalidCostException names its rule (and the key of a repeated
+      // item), which is how to find it on the line. A request the store could not decide stops the
+      // replay too: its decisions would not be the store's.
       throw new CliException(where(at) + ": " + e.getMessage());
     }
     count(d);

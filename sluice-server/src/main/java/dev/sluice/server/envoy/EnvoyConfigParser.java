@@ -7,7 +7,13 @@ import dev.sluice.Window;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.ConfigLocation;
-import dev.sluice.server.config.YamlNode;
+import dev.sluice.config.ConfigProblem;
+import dev.sluice.config.Node;
+import dev.sluice.config.Node.Field;
+import dev.sluice.config.Node.ListNode;
+import dev.sluice.config.Node.MapNode;
+import dev.sluice.config.Node.ScalarNode;
+import dev.sluice.config.YamlTree;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,138 +49,128 @@ public final class EnvoyConfigParser {
    * @throws ConfigException naming file, line and column of the first problem
    */
   public static EnvoyDomain parse(String file, String yaml) throws ConfigException {
-    YamlNode root = YamlNode.parse(file, yaml);
-    root.onlyKeys("an Envoy rate limit file", ROOT_KEYS);
-    Map<String, YamlNode> top = root.asMap("an Envoy rate limit file");
-    YamlNode d = top.get("domain");
-    String domain = d == null ? "" : d.kind() == YamlNode.Kind.NULL ? "" : d.asText("domain");
+    Node root = YamlTree.read(yaml, file);
+    if (root == null) {
+      throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file), "the file is empty"));
+    }
+    MapNode top = fields(root, "an Envoy rate limit file", ROOT_KEYS);
+    Node d = get(top, "domain");
+    String domain = d == null ? "" : isNull(d) ? "" : text(d, "domain");
     if (domain.isEmpty()) {
-      throw (d == null ? root : d).error("config file cannot have an empty domain");
+      throw error(d == null ? root : d, "config file cannot have an empty domain");
     }
     List<Rule> rules = new ArrayList<>();
     Map<String, ConfigLocation> origins = new LinkedHashMap<>();
     EnvoyDescriptors tree = new EnvoyDescriptors();
-    YamlNode ds = top.get("descriptors");
-    if (ds != null && ds.kind() != YamlNode.Kind.NULL) {
+    Node ds = get(top, "descriptors");
+    if (ds != null && !isNull(ds)) {
       readLevel(domain, ds, tree, rules, origins);
     }
     return new EnvoyDomain(domain, d.location(), tree, rules, origins);
   }
 
-  private static void readLevel(String parentPath, YamlNode list, EnvoyDescriptors level, List<Rule> rules,
+  private static void readLevel(String parentPath, Node list, EnvoyDescriptors level, List<Rule> rules,
       Map<String, ConfigLocation> origins) throws ConfigException {
-    for (YamlNode dn : list.asList("descriptors")) {
-      dn.onlyKeys("a descriptor", DESCRIPTOR_KEYS);
-      Map<String, YamlNode> m = dn.asMap("a descriptor");
-      String key = optText(m.get("key"), "key");
+    for (Node dn : list(list, "descriptors")) {
+      MapNode m = fields(dn, "a descriptor", DESCRIPTOR_KEYS);
+      String key = optText(get(m, "key"), "key");
       if (key == null || key.isEmpty()) {
-        throw dn.error("descriptor has an empty key");
+        throw error(dn, "descriptor has an empty key");
       }
-      String value = optText(m.get("value"), "value");
+      String value = optText(get(m, "value"), "value");
       if (value != null && value.isEmpty()) {
         value = null;
       }
       String path = parentPath + "/" + key + (value == null ? "" : ":" + value);
-      boolean shadow = optBool(m.get("shadow_mode"), "shadow_mode");
-      optBool(m.get("detailed_metric"), "detailed_metric");
-      EnvoyLimit limit = readLimit(path, dn, m.get("rate_limit"), m.get("sluice"), shadow);
+      boolean shadow = optBool(get(m, "shadow_mode"), "shadow_mode");
+      optBool(get(m, "detailed_metric"), "detailed_metric");
+      EnvoyLimit limit = readLimit(path, get(m, "rate_limit"), get(m, "sluice"), shadow);
       if (limit != null && limit.rule() != null) {
         rules.add(limit.rule());
         origins.put(limit.rule().name(), dn.location());
       }
       EnvoyDescriptors children = new EnvoyDescriptors();
-      YamlNode sub = m.get("descriptors");
-      if (sub != null && sub.kind() != YamlNode.Kind.NULL) {
+      Node sub = get(m, "descriptors");
+      if (sub != null && !isNull(sub)) {
         readLevel(path, sub, children, rules, origins);
       }
       if (!level.add(new EnvoyDescriptors.Node(key, value, limit, children))) {
-        throw dn.error("duplicate descriptor composite key '" + path + "'");
+        throw error(dn, "duplicate descriptor composite key '" + path + "'");
       }
     }
   }
 
-  private static EnvoyLimit readLimit(String path, YamlNode dn, YamlNode rl, YamlNode ext, boolean shadow)
-      throws ConfigException {
+  private static EnvoyLimit readLimit(String path, Node rl, Node ext, boolean shadow) throws ConfigException {
     if (rl == null && ext == null) {
       return null;
     }
-    Map<String, YamlNode> r = Map.of();
-    if (rl != null) {
-      rl.onlyKeys("rate_limit", RATE_LIMIT_KEYS);
-      r = rl.asMap("rate_limit");
-    }
-    String name = optText(r.get("name"), "rate_limit name");
+    MapNode r = rl == null ? null : fields(rl, "rate_limit", RATE_LIMIT_KEYS);
+    String name = optText(get(r, "name"), "rate_limit name");
     if (name != null && name.isEmpty()) {
       name = null;
     }
     List<String> replaces = new ArrayList<>();
-    YamlNode rep = r.get("replaces");
-    if (rep != null && rep.kind() != YamlNode.Kind.NULL) {
-      for (YamlNode e : rep.asList("replaces")) {
-        e.onlyKeys("a replaces entry", REPLACES_KEYS);
-        String n = optText(e.asMap("a replaces entry").get("name"), "replaces name");
+    Node rep = get(r, "replaces");
+    if (rep != null && !isNull(rep)) {
+      for (Node e : list(rep, "replaces")) {
+        String n = optText(get(fields(e, "a replaces entry", REPLACES_KEYS), "name"), "replaces name");
         if (n == null || n.isEmpty()) {
-          throw e.error("should not have an empty replaces entry");
+          throw error(e, "should not have an empty replaces entry");
         }
         if (n.equals(name)) {
-          throw e.error("replaces should not contain the name of its own rate limit '" + n + "'");
+          throw error(e, "replaces should not contain the name of its own rate limit '" + n + "'");
         }
         replaces.add(n);
       }
     }
 
-    Map<String, YamlNode> x = Map.of();
-    if (ext != null) {
-      ext.onlyKeys("sluice", SLUICE_KEYS);
-      x = ext.asMap("sluice");
-    }
-    YamlNode windowsNode = x.get("windows");
-    boolean unlimited = optBool(r.get("unlimited"), "unlimited");
-    YamlNode unitNode = r.get("unit");
-    YamlNode rpuNode = r.get("requests_per_unit");
+    MapNode x = ext == null ? null : fields(ext, "sluice", SLUICE_KEYS);
+    Node windowsNode = get(x, "windows");
+    boolean unlimited = optBool(get(r, "unlimited"), "unlimited");
+    Node unitNode = get(r, "unit");
+    Node rpuNode = get(r, "requests_per_unit");
 
     List<Window> windows = new ArrayList<>();
     EnvoyUnit unit = null;
     if (windowsNode != null) {
       if (unitNode != null || rpuNode != null || unlimited) {
-        throw (unitNode != null ? unitNode : rpuNode != null ? rpuNode : r.get("unlimited")).error(
+        throw error(unitNode != null ? unitNode : rpuNode != null ? rpuNode : get(r, "unlimited"),
             "a descriptor with sluice.windows takes its limits from there; rate_limit may then hold only name and replaces");
       }
-      List<YamlNode> ws = windowsNode.asList("sluice.windows");
+      List<Node> ws = list(windowsNode, "sluice.windows");
       if (ws.isEmpty()) {
-        throw windowsNode.error("sluice.windows needs at least one window");
+        throw error(windowsNode, "sluice.windows needs at least one window");
       }
-      for (YamlNode w : ws) {
-        w.onlyKeys("a window", WINDOW_KEYS);
-        Map<String, YamlNode> wm = w.asMap("a window");
-        YamlNode lim = wm.get("limit");
-        YamlNode per = wm.get("period");
+      for (Node w : ws) {
+        MapNode wm = fields(w, "a window", WINDOW_KEYS);
+        Node lim = get(wm, "limit");
+        Node per = get(wm, "period");
         if (lim == null || per == null) {
-          throw w.error("a window needs both limit and period");
+          throw error(w, "a window needs both limit and period");
         }
-        long l = lim.asLong("limit", Long.MAX_VALUE);
+        long l = whole(lim, "limit", Long.MAX_VALUE);
         if (l < 1) {
-          throw lim.error("limit must be >= 1, was " + l);
+          throw error(lim, "limit must be >= 1, was " + l);
         }
         windows.add(new Window(l, duration(per, "period", false)));
       }
     } else {
       if (rl == null) {
-        throw ext.error("a sluice block needs windows, or a rate_limit beside it");
+        throw error(ext, "a sluice block needs windows, or a rate_limit beside it");
       }
-      String unitText = unitNode == null || unitNode.kind() == YamlNode.Kind.NULL ? "" : unitNode.asText("unit");
+      String unitText = unitNode == null || isNull(unitNode) ? "" : text(unitNode, "unit");
       unit = EnvoyUnit.fromConfigName(unitText);
       if (unlimited) {
         if (unit != null) {
-          throw unitNode.error("should not specify rate limit unit when unlimited");
+          throw error(unitNode, "should not specify rate limit unit when unlimited");
         }
         return new EnvoyLimit(path, null, name, replaces, true, false, shadow, null);
       }
       if (unit == null) {
-        throw (unitNode != null ? unitNode : rl).error("invalid rate limit unit '" + unitText
+        throw error(unitNode != null ? unitNode : rl, "invalid rate limit unit '" + unitText
             + "'; expected one of second, minute, hour, day, week, month, year");
       }
-      long rpu = rpuNode == null ? 0 : rpuNode.asLong("requests_per_unit", UINT32_MAX);
+      long rpu = rpuNode == null ? 0 : whole(rpuNode, "requests_per_unit", UINT32_MAX);
       if (rpu == 0) {
         // Envoy's own service over-limits every request of a limit of zero.
         return new EnvoyLimit(path, null, name, replaces, false, true, shadow, unit);
@@ -185,50 +181,125 @@ public final class EnvoyConfigParser {
     Rule.Builder b = Rule.builder(EnvoyRuleNames.of(path)).windows(windows).shadow(shadow)
         .algorithm(Algorithm.FIXED_WINDOW);
     try {
-      YamlNode alg = x.get("algorithm");
+      Node alg = get(x, "algorithm");
       if (alg != null) {
-        b.algorithm(Algorithm.fromConfigName(alg.asText("algorithm")));
+        b.algorithm(Algorithm.fromConfigName(text(alg, "algorithm")));
       }
-      YamlNode fm = x.get("failure_mode");
+      Node fm = get(x, "failure_mode");
       if (fm != null) {
-        b.failureMode(FailureMode.fromConfigName(fm.asText("failure_mode")));
+        b.failureMode(FailureMode.fromConfigName(text(fm, "failure_mode")));
       }
-      YamlNode mw = x.get("max_wait");
+      Node mw = get(x, "max_wait");
       if (mw != null) {
         b.maxWait(duration(mw, "max_wait", true));
       }
     } catch (IllegalArgumentException e) {
-      throw ext.error(e.getMessage());
+      throw error(ext, e.getMessage());
     }
     return new EnvoyLimit(path, b.build(), name, replaces, false, false, shadow, unit);
   }
 
   /** A period ({@code > 0}) or a wait ({@code >= 0}), written as in the native format. */
-  private static Duration duration(YamlNode node, String what, boolean zeroAllowed) throws ConfigException {
-    String text = node.asText(what);
+  private static Duration duration(Node node, String what, boolean zeroAllowed) throws ConfigException {
+    String text = text(node, what);
     Duration d;
     try {
       d = ConfigLoader.parseDuration(text, what);
     } catch (IllegalArgumentException e) {
-      throw node.error(e.getMessage());
+      throw error(node, e.getMessage());
     }
     if (d.isNegative() || d.isZero() && !zeroAllowed) {
-      throw node.error(what + " must be " + (zeroAllowed ? ">= 0" : "> 0") + ", was '" + text + "'");
+      throw error(node, what + " must be " + (zeroAllowed ? ">= 0" : "> 0") + ", was '" + text + "'");
     }
     return d;
   }
 
-  private static String optText(YamlNode n, String what) throws ConfigException {
-    if (n == null || n.kind() == YamlNode.Kind.NULL) {
-      return null;
+  // Envoy's service stops at its first mistake and says it in its own words; so does this reader,
+  // over the YAML tree that the native reader reads too.
+
+  /** The mapping {@code n}, whose keys must all be {@code allowed}. */
+  private static MapNode fields(Node n, String what, Set<String> allowed) throws ConfigException {
+    if (!(n instanceof MapNode m)) {
+      throw error(n, what + " must be a mapping, was " + describe(n));
     }
-    return n.asText(what);
+    for (Field f : m.fields().values()) {
+      if (!allowed.contains(f.name())) {
+        throw new ConfigException(ConfigProblem.at(f.at(), "unknown field '" + f.name() + "' in " + what
+            + "; expected one of " + String.join(", ", allowed.stream().sorted().toList())));
+      }
+    }
+    return m;
   }
 
-  private static boolean optBool(YamlNode n, String what) throws ConfigException {
-    if (n == null || n.kind() == YamlNode.Kind.NULL) {
+  /** The value of field {@code name} of {@code m}; null if {@code m} is null or has no such field. */
+  private static Node get(MapNode m, String name) {
+    Field f = m == null ? null : m.field(name);
+    return f == null ? null : f.value();
+  }
+
+  private static List<Node> list(Node n, String what) throws ConfigException {
+    if (!(n instanceof ListNode l)) {
+      throw error(n, what + " must be a list, was " + describe(n));
+    }
+    return l.items();
+  }
+
+  /** The text of a scalar: strings, numbers and booleans alike. */
+  private static String text(Node n, String what) throws ConfigException {
+    if (!(n instanceof ScalarNode s) || s.isNull()) {
+      throw error(n, what + " must be a string, was " + describe(n));
+    }
+    return s.text();
+  }
+
+  /** A whole number from 0 to {@code max}, written in decimal digits (with {@code _} allowed). */
+  private static long whole(Node n, String what, long max) throws ConfigException {
+    if (!(n instanceof ScalarNode s) || !s.isInteger()) {
+      throw error(n, what + " must be an integer, was " + describe(n));
+    }
+    long v;
+    try {
+      v = Long.parseLong(s.text().replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw error(n, what + " must be an integer between 0 and " + max + ", was " + s.text());
+    }
+    if (v < 0 || v > max) {
+      throw error(n, what + " must be an integer between 0 and " + max + ", was " + s.text());
+    }
+    return v;
+  }
+
+  private static String optText(Node n, String what) throws ConfigException {
+    return n == null || isNull(n) ? null : text(n, what);
+  }
+
+  private static boolean optBool(Node n, String what) throws ConfigException {
+    if (n == null || isNull(n)) {
       return false;
     }
-    return n.asBoolean(what);
+    if (!(n instanceof ScalarNode s) || !s.isBoolean()) {
+      throw error(n, what + " must be true or false, was " + describe(n));
+    }
+    return s.isTrue();
+  }
+
+  private static boolean isNull(Node n) {
+    return n instanceof ScalarNode s && s.isNull();
+  }
+
+  private static ConfigException error(Node n, String message) {
+    return new ConfigException(ConfigProblem.at(n.location(), message));
+  }
+
+  /** A node as messages show it: {@code a mapping}, {@code 'text'} for a string, {@code 5} for a number. */
+  private static String describe(Node n) {
+    if (n instanceof MapNode) {
+      return "a mapping";
+    }
+    if (n instanceof ListNode) {
+      return "a list";
+    }
+    ScalarNode s = (ScalarNode) n;
+    return s.isNull() ? "empty" : s.isString() ? "'" + s.text() + "'" : s.text();
   }
 }

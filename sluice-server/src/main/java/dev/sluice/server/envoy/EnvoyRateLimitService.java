@@ -6,6 +6,7 @@ import dev.sluice.Item;
 import dev.sluice.ItemDecision;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
+import dev.sluice.UnknownRuleException;
 import dev.sluice.WindowState;
 import dev.sluice.server.http.ClientMessages;
 import dev.sluice.server.http.RateLimitHeaders;
@@ -93,8 +94,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
         return;
       }
       Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-      if (cause instanceof IllegalArgumentException && mayRetry && cause.getMessage() != null
-          && cause.getMessage().startsWith("unknown rule")) {
+      if (cause instanceof UnknownRuleException && mayRetry) {
         // A reload removed a rule between matching and deciding: match again on the new config.
         Plan again;
         try {
@@ -110,6 +110,8 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
           decide(again, out, false);
         }
       } else if (cause instanceof IllegalArgumentException || cause instanceof ArithmeticException) {
+        // The limiter's refusals (an unknown rule still, a key too long, costs that overflow) and
+        // the store's are the request's own: retrying them would fail the same way.
         out.onError(Status.INVALID_ARGUMENT.withDescription(ClientMessages.of(cause, "the request is not valid"))
             .asRuntimeException());
       } else {

@@ -26,11 +26,14 @@ import com.linecorp.armeria.server.ServiceConfig;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import com.linecorp.armeria.server.encoding.DecodingService;
 import dev.sluice.Decision;
+import dev.sluice.InvalidCostException;
+import dev.sluice.InvalidKeyException;
 import dev.sluice.Item;
 import dev.sluice.KeyOverride;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
+import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.server.DecisionJson;
 import dev.sluice.server.StoreHealth;
@@ -84,7 +87,7 @@ public final class HttpApi {
   private final RateLimiter limiter;
   private final ConfigReloader config;
   private final PrometheusMeterRegistry prometheus;
-  private final RequestJson requests;
+  private final RequestJson requests = new RequestJson();
   private final long maxBodyBytes;
   private final AdminGuard admin;
   private final long readyTimeoutMillis;
@@ -94,19 +97,17 @@ public final class HttpApi {
   private final ThrottledLog failures = new ThrottledLog(LOG::warn);
 
   /**
-   * @param maxKeyBytes the limiter's key limit, checked here to answer with a precise error
    * @param maxBodyBytes the largest request body accepted
    * @param admin who may use the admin endpoints ({@code /v1/reset})
    * @param storeHealth the outcomes of the limiter's store calls, for {@code /readyz}; if null,
    *     readiness rests on the store's ping alone
    */
-  public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, int maxKeyBytes,
-      long maxBodyBytes, AdminGuard admin, StoreHealth storeHealth) {
+  public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, long maxBodyBytes,
+      AdminGuard admin, StoreHealth storeHealth) {
     this.storeHealth = storeHealth;
     this.limiter = limiter;
     this.config = config;
     this.prometheus = prometheus;
-    this.requests = new RequestJson(maxKeyBytes);
     this.maxBodyBytes = maxBodyBytes;
     this.admin = admin;
     this.readyTimeoutMillis = 2_000;
@@ -179,16 +180,24 @@ public final class HttpApi {
     }
   }
 
-  /** {@code stage}'s answer: now if it is there, else later; a failure becomes a JSON error. */
-  private <T> HttpResponse answer(CompletionStage<T> stage, Function<T, HttpResponse> respond) {
+  /**
+   * {@code stage}'s answer: now if it is there, else later; a failure becomes a JSON error.
+   *
+   * @param listed whether the request's items came as a list, so that errors name {@code items[i]}
+   */
+  private <T> HttpResponse answer(CompletionStage<T> stage, Function<T, HttpResponse> respond, boolean listed) {
     CompletableFuture<T> f = stage.toCompletableFuture();
     if (f.isDone() && !f.isCompletedExceptionally()) {
       return respond.apply(f.join());
     }
-    return HttpResponse.of(f.thenApply(respond).exceptionally(this::failure));
+    return HttpResponse.of(f.thenApply(respond).exceptionally(t -> failure(t, listed)));
   }
 
   private HttpResponse failure(Throwable t) {
+    return failure(t, false);
+  }
+
+  private HttpResponse failure(Throwable t, boolean listed) {
     Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     // A body that fails to decode fails the request with several exceptions at once.
     if (c instanceof CompositeException composite) {
@@ -213,8 +222,12 @@ public final class HttpApi {
       return error(ApiException.badRequest("malformed_body",
           "the request body is not valid data of its Content-Encoding (gzip or deflate)"));
     }
+    ApiException refused = refused(c, listed);
+    if (refused != null) {
+      return error(refused);
+    }
     if (c instanceof IllegalArgumentException || c instanceof ArithmeticException) {
-      // The limiter's own checks (an unknown rule after a reload...) speak to the client.
+      // The limiter's and the store's other refusals speak to the client too.
       return error(ApiException.badRequest("invalid_request", ClientMessages.of(c, "the request is not valid")));
     }
     if (c instanceof java.io.IOException || c instanceof com.linecorp.armeria.common.ClosedSessionException
@@ -230,8 +243,29 @@ public final class HttpApi {
   }
 
   private HttpResponse acquire(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
-    Request r = requests.acquire(req.content().array(), limiter.rules());
-    return answer(limiter.acquireAsync(r), this::decisionResponse);
+    RequestJson.Acquire a = requests.acquire(req.content().array());
+    return answer(limiter.acquireAsync(a.request()), this::decisionResponse, a.listed());
+  }
+
+  /**
+   * The API's error for a request the limiter refused (its rule, key or cost), or null for any
+   * other failure. The limiter is the one judge of a request: the API names the field at fault
+   * ({@code 'items[1].key'}) in the limiter's words.
+   *
+   * @param listed whether the request's items came as a list, named {@code items[i]}
+   */
+  private static ApiException refused(Throwable t, boolean listed) {
+    if (t instanceof UnknownRuleException e) {
+      return ApiException.badRequest("unknown_rule", "unknown rule '" + RequestJson.clip(e.rule()) + "'");
+    }
+    if (t instanceof InvalidKeyException e) {
+      return ApiException.badRequest("invalid_key",
+          "'" + (listed ? "items[" + e.item() + "]." : "") + "key' " + e.problem());
+    }
+    if (t instanceof InvalidCostException e) {
+      return ApiException.badRequest("invalid_cost", e.getMessage());
+    }
+    return null;
   }
 
   private HttpResponse decisionResponse(Decision d) {
@@ -268,16 +302,17 @@ public final class HttpApi {
 
   private HttpResponse reset(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
     admin.check("/v1/reset", bearerToken(req.headers().get(HttpHeaderNames.AUTHORIZATION)));
-    Item it = requests.ruleAndKey(req.content().array(), limiter.rules());
-    LOG.info("reset of rule '{}' for one key requested", it.rule());
-    return answer(limiter.reset(it.rule(), it.key()), v -> json(HttpStatus.OK,
-        write(g -> {
-          g.writeStartObject();
-          g.writeBooleanField("reset", true);
-          g.writeStringField("rule", it.rule());
-          g.writeStringField("key", it.key());
-          g.writeEndObject();
-        })));
+    Item it = requests.ruleAndKey(req.content().array());
+    return answer(limiter.reset(it.rule(), it.key()), v -> {
+      LOG.info("reset of rule '{}' for one key done", it.rule());
+      return json(HttpStatus.OK, write(g -> {
+        g.writeStartObject();
+        g.writeBooleanField("reset", true);
+        g.writeStringField("rule", it.rule());
+        g.writeStringField("key", it.key());
+        g.writeEndObject();
+      }));
+    }, false);
   }
 
   /**

@@ -15,11 +15,9 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import dev.sluice.Item;
 import dev.sluice.Request;
-import dev.sluice.RuleSet;
 import java.io.CharConversionException;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -27,6 +25,8 @@ import java.util.Set;
 /**
  * Reads the JSON bodies of the HTTP API strictly: the fields named in the API and nothing else,
  * each of its type; every mistake is an {@link ApiException} whose message says what was wrong.
+ * Whether a rule is in force and a key one the limiter keeps is the limiter's to say: the API
+ * answers its exceptions ({@code HttpApi}).
  */
 final class RequestJson {
   static final int MAX_ITEMS = 100;
@@ -42,11 +42,8 @@ final class RequestJson {
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
 
-  private final int maxKeyBytes;
-
-  RequestJson(int maxKeyBytes) {
-    this.maxKeyBytes = maxKeyBytes;
-  }
+  /** An acquire body read: its request, and whether its items came as a list ({@code "items"}). */
+  record Acquire(Request request, boolean listed) {}
 
   /** A JSON object from {@code body}. */
   static JsonNode object(byte[] body) throws ApiException {
@@ -132,22 +129,18 @@ final class RequestJson {
 
   /**
    * An acquire request: {@code {"rule","key","cost"}} or {@code {"items":[{"rule","key","cost"},
-   * ...]}} ({@code cost} defaults to 1), checked against {@code rules}.
+   * ...]}} ({@code cost} defaults to 1).
    *
    * <p>A body in this plain shape is read in one pass over its tokens. Any other body is read
    * again as a tree, which names what is wrong with it; both readers accept exactly the same
    * bodies.
    */
-  Request acquire(byte[] body, RuleSet rules) throws ApiException {
+  Acquire acquire(byte[] body) throws ApiException {
     Plain plain = plain(body);
     if (plain == null) {
-      return acquireTree(body, rules);
+      return acquireTree(body);
     }
-    for (int i = 0; i < plain.items.size(); i++) {
-      Item it = plain.items.get(i);
-      checkRuleAndKey(it.rule(), it.key(), plain.listed ? "items[" + i + "]." : "", rules);
-    }
-    return request(plain.items);
+    return new Acquire(Request.of(plain.items), plain.listed);
   }
 
   /** The items of a plain body; {@code listed} if they came as {@code "items"}. */
@@ -235,7 +228,7 @@ final class RequestJson {
   }
 
   /** The reference reader: the body as a tree, every mistake named. */
-  Request acquireTree(byte[] body, RuleSet rules) throws ApiException {
+  Acquire acquireTree(byte[] body) throws ApiException {
     JsonNode root = object(body);
     List<Item> items = new ArrayList<>();
     if (root.has("items")) {
@@ -259,34 +252,18 @@ final class RequestJson {
         if (!it.isObject()) {
           throw ApiException.badRequest("invalid_request", "items[" + i + "] must be an object, was " + typeName(it));
         }
-        items.add(item(it, "items[" + i + "].", rules));
+        items.add(item(it, "items[" + i + "]."));
       }
-    } else {
-      items.add(item(root, "", rules));
+      return new Acquire(Request.of(items), true);
     }
-    return request(items);
+    items.add(item(root, ""));
+    return new Acquire(Request.of(items), false);
   }
 
-  private static Request request(List<Item> items) throws ApiException {
-    if (items.size() > 1) {
-      // Repeated (rule, key) pairs are decided as one item of their summed cost: it must fit a long.
-      long total = 0;
-      for (Item it : items) {
-        total += it.cost();
-        if (total < 0) {
-          throw ApiException.badRequest("invalid_cost",
-              "the costs of the request add up to more than " + Long.MAX_VALUE);
-        }
-      }
-    }
-    return Request.of(items);
-  }
-
-  private Item item(JsonNode n, String at, RuleSet rules) throws ApiException {
+  private static Item item(JsonNode n, String at) throws ApiException {
     onlyFields(n, at, ITEM_FIELDS);
     String rule = string(n, at, "rule");
     String key = string(n, at, "key");
-    checkRuleAndKey(rule, key, at, rules);
     long cost = 1;
     JsonNode c = n.get("cost");
     if (c != null) {
@@ -294,6 +271,7 @@ final class RequestJson {
         throw ApiException.badRequest("invalid_cost", "'" + at + "cost' must be a non-negative integer, was " + typeName(c)
             + (c.isNumber() ? " " + c.asText() : ""));
       }
+      // The API's cost is a non-negative integer that fits a long: the JSON number's type.
       BigInteger v = c.bigIntegerValue();
       if (v.signum() < 0) {
         throw ApiException.badRequest("invalid_cost", "'" + at + "cost' must be >= 0, was " + v);
@@ -307,51 +285,12 @@ final class RequestJson {
   }
 
   /** {@code {"rule","key"}} for a reset. */
-  Item ruleAndKey(byte[] body, RuleSet rules) throws ApiException {
+  Item ruleAndKey(byte[] body) throws ApiException {
     JsonNode root = object(body);
     onlyFields(root, "", Set.of("rule", "key"));
     String rule = string(root, "", "rule");
     String key = string(root, "", "key");
-    checkRuleAndKey(rule, key, "", rules);
     return new Item(rule, key, 0);
-  }
-
-  private void checkRuleAndKey(String rule, String key, String at, RuleSet rules) throws ApiException {
-    if (rules.get(rule) == null) {
-      throw ApiException.badRequest("unknown_rule", "unknown rule '" + clip(rule) + "'");
-    }
-    if (key.isEmpty()) {
-      throw ApiException.badRequest("invalid_key", "'" + at + "key' must not be empty");
-    }
-    int lone = loneSurrogate(key);
-    if (lone >= 0) {
-      // JSON can say "\ud800", which is no character: it has no UTF-8 form, so no key is made of it.
-      throw ApiException.badRequest("invalid_key", "'" + at + "key' has a lone surrogate (U+"
-          + Integer.toHexString(key.charAt(lone)).toUpperCase(java.util.Locale.ROOT) + ") at index " + lone
-          + "; a key must be valid Unicode");
-    }
-    if (key.length() * 3L <= maxKeyBytes) {
-      // A char is at most 3 bytes of UTF-8 (a surrogate pair is 4 for 2 chars): it fits.
-      return;
-    }
-    int bytes = key.getBytes(StandardCharsets.UTF_8).length;
-    if (bytes > maxKeyBytes) {
-      throw ApiException.badRequest("invalid_key",
-          "'" + at + "key' is " + bytes + " bytes of UTF-8; the maximum is " + maxKeyBytes);
-    }
-  }
-
-  /** The index of the first surrogate of {@code s} that is not half of a pair, or -1. */
-  static int loneSurrogate(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return i;
-      }
-    }
-    return -1;
   }
 
   private static void onlyFields(JsonNode n, String at, Set<String> allowed) throws ApiException {
@@ -389,7 +328,7 @@ final class RequestJson {
   }
 
   /** Echoes user input in messages without letting it grow them without bound. */
-  private static String clip(String s) {
+  static String clip(String s) {
     return s.length() <= 128 ? s : s.substring(0, 128) + "...";
   }
 }

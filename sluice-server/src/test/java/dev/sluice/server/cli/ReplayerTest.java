@@ -1,6 +1,9 @@
 package dev.sluice.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.Item;
 
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
@@ -30,5 +33,18 @@ class ReplayerTest {
     // About 1,000 keys were touched in the last second; without sweeps it would be ~95,000.
     assertThat(store.size()).isLessThan(5_000);
     assertThat(out.toString()).startsWith("{\"summary\":{\"requests\":300000,");
+  }
+
+  @Test
+  void aBadKeyInALineOfSeveralItemsNamesTheItem() {
+    RuleSet rules = RuleSet.of(Rule.builder("r").window(2, Duration.ofSeconds(1)).build());
+    ReplayClock clock = new ReplayClock();
+    try (RateLimiter limiter = Sluice.builder().rules(rules).ticker(clock).build()) {
+      Replayer replayer = new Replayer(limiter, null, clock, new PrintWriter(new StringWriter()), true, rules, "t.jsonl");
+      assertThatThrownBy(() -> replayer.accept(0, List.of(Item.of("r", "a"), Item.of("r", "")), 7))
+          .isInstanceOf(CliException.class).hasMessage("t.jsonl:7: item 2: key must not be empty (rule 'r')");
+      assertThatThrownBy(() -> replayer.accept(0, List.of(Item.of("r", "")), 8))
+          .isInstanceOf(CliException.class).hasMessage("t.jsonl:8: key must not be empty (rule 'r')");
+    }
   }
 }

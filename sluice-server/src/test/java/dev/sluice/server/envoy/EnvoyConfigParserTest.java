@@ -272,6 +272,29 @@ class EnvoyConfigParserTest {
         """, "5:36", "period 'soon' is not a duration; expected a number of seconds");
   }
 
+  /** The YAML parser reports an alias as a string holding the anchor's name: "a mapping, was 'rl'". */
+  @Test
+  void anAliasIsRefusedSayingSoRatherThanReadAsItsAnchorsName() {
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            rate_limit: &rl {unit: second, requests_per_unit: 5}
+          - key: b
+            rate_limit: *rl
+        """, "6:17", "YAML aliases (*rl) are not supported; write the value out");
+  }
+
+  @Test
+  void aRepeatedKeyIsAnErrorNamingBothPlaces() {
+    assertError("""
+        domain: d
+        descriptors:
+          - key: a
+            key: b
+        """, "4:5", "duplicate field 'key' (first at line 3, column 5)");
+  }
+
   @Test
   void invalidYamlIsAnErrorWithItsPlace() {
     assertThatThrownBy(() -> parse("domain: d\ndescriptors:\n  - key: [unclosed\n"))

@@ -2,10 +2,7 @@ package dev.sluice.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.Rule;
-import dev.sluice.RuleSet;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -28,25 +25,24 @@ import net.jqwik.api.statistics.Statistics;
  * edges of a long; lists at the item limit; trailing garbage; truncation) decide the same way.
  */
 class RequestJsonProperties {
-  private static final RuleSet RULES = RuleSet.of(Rule.builder("api.call").window(10, Duration.ofSeconds(1)).build());
-  private final RequestJson json = new RequestJson(512);
+  private final RequestJson json = new RequestJson();
 
   @Property(tries = 3000, edgeCases = EdgeCasesMode.NONE)
   void theOnePassReaderAgreesWithTheTreeReader(@ForAll("bodies") String body) {
     byte[] b = body.getBytes(StandardCharsets.UTF_8);
-    String tree = outcome(() -> json.acquireTree(b, RULES));
-    assertThat(outcome(() -> json.acquire(b, RULES))).as(body).isEqualTo(tree);
+    String tree = outcome(() -> json.acquireTree(b));
+    assertThat(outcome(() -> json.acquire(b))).as(body).isEqualTo(tree);
     Statistics.collect(tree.startsWith("ok") ? "accepted" : tree.split(" ")[2]);
   }
 
   @Example
   void plainBodiesAreAccepted() throws Exception {
     byte[] one = "{\"key\":\"k\",\"cost\":0,\"rule\":\"api.call\"}".getBytes(StandardCharsets.UTF_8);
-    assertThat(json.acquire(one, RULES).items()).singleElement()
+    assertThat(json.acquire(one).request().items()).singleElement()
         .satisfies(it -> assertThat(it.key() + "/" + it.cost()).isEqualTo("k/0"));
     byte[] two = " {\"items\":[{\"rule\":\"api.call\",\"key\":\"a\"},{\"rule\":\"api.call\",\"key\":\"b\",\"cost\":3}]} "
         .getBytes(StandardCharsets.UTF_8);
-    assertThat(json.acquire(two, RULES).items()).extracting(it -> it.key() + "/" + it.cost())
+    assertThat(json.acquire(two).request().items()).extracting(it -> it.key() + "/" + it.cost())
         .containsExactly("a/1", "b/3");
   }
 
