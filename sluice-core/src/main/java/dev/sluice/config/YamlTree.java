@@ -100,12 +100,21 @@ public final class YamlTree {
         error(here(), "a file may hold only one YAML document; found a second one ('---')");
       }
       return root;
+    } catch (TooDeep e) {
+      return null;
     } catch (StreamReadException e) {
       errors.add(syntaxProblem(file, e));
       return null;
     } catch (IOException e) {
-      errors.add(ConfigProblem.at(ConfigLocation.of(file), "cannot read: " + e.getMessage()));
+      errors.add(ConfigProblem.at(ConfigLocation.of(file), "cannot read: " + plainMessage(e.getMessage())));
       return null;
+    }
+  }
+
+  /** Ends the reading of a file nested too deep; its problem is already recorded. */
+  private static final class TooDeep extends RuntimeException {
+    TooDeep() {
+      super(null, null, false, false);
     }
   }
 
@@ -122,8 +131,9 @@ public final class YamlTree {
     ConfigLocation at = here();
     if (depth > MAX_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
       error(at, "values are nested more than " + MAX_DEPTH + " deep");
-      parser.skipChildren();
-      return new ScalarNode(at, JsonToken.VALUE_NULL, "", null);
+      // Not skipped: skipping what is nested deeper still would run into the parser's own depth
+      // limit and report the same problem again, in its words. The rest of the file goes unread.
+      throw new TooDeep();
     }
     switch (t) {
       case START_OBJECT:
