@@ -142,9 +142,10 @@ final class Link implements AutoCloseable {
 
   /**
    * Opens a connection of the store's own on the application's client, whose options and
-   * resources apply as they are; closing the link closes that connection only. A client that does
-   * not time out commands (Lettuce's default) gets the store's commands timed out here, since the
-   * limiter counts each call until it completes.
+   * resources apply as they are; closing the link closes that connection only. Lettuce's default
+   * options time commands out after the connection's timeout, set here to the command timeout; a
+   * client set never to time them out gets the store's commands timed out here, since the limiter
+   * counts each call until it completes.
    */
   static Link onClient(RedisClient client, RedisURI uri, Duration commandTimeout) {
     return standalone(client, uri, commandTimeout, ownTimeout(client.getOptions(), commandTimeout), () -> {});

@@ -410,9 +410,9 @@ public final class RedisStore implements Store {
      * Opens the store's connection on the application's client, to the URI's server (or the
      * master its Sentinels name, with the URI's credentials), so that the store starts no client
      * and no threads. The client's options and resources apply as they are (reconnection,
-     * request queue, TLS); where they do not time commands out (Lettuce's default), the store times
-     * out its own after {@link #commandTimeout}. {@link RedisStore#close} closes the store's
-     * connection and leaves the client open.
+     * request queue, TLS), except the command timeout: the store's commands time out after {@link
+     * #commandTimeout}, unless the client sets a fixed timeout of its own. {@link RedisStore#close}
+     * closes the store's connection and leaves the client open.
      *
      * <p>{@link #build} refuses a {@code redis-cluster://} URI here (use {@link
      * #client(RedisClusterClient)}), and {@link #requestQueueSize} or {@link #clientResources}
