@@ -38,6 +38,10 @@ import java.util.function.Supplier;
  * for any other reason), and tells listeners.
  */
 public final class Engine implements RateLimiter {
+  /** tryAcquireAsync's answers on a local store: immutable through {@link CompletionStage}, so shared. */
+  private static final CompletionStage<Boolean> ADMITTED = CompletableFuture.completedStage(Boolean.TRUE);
+  private static final CompletionStage<Boolean> REFUSED = CompletableFuture.completedStage(Boolean.FALSE);
+
   private final Store store;
   private final Store local;
   private final double localShare;
@@ -297,10 +301,6 @@ public final class Engine implements RateLimiter {
           return degrade(new Resolved(Request.of(ruleName, key, cost), batch, null), err).allowed();
         });
   }
-
-  /** Immutable through {@link CompletionStage}, so every caller may get the same one. */
-  private static final CompletionStage<Boolean> ADMITTED = CompletableFuture.completedStage(Boolean.TRUE);
-  private static final CompletionStage<Boolean> REFUSED = CompletableFuture.completedStage(Boolean.FALSE);
 
   private CompletableFuture<List<ItemDecision>> callStore(Batch batch) {
     return bounded(() -> store.decide(batch));

@@ -37,6 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * RedisStore store = RedisStore.connect("redis-sentinel://h1:26379,h2:26379#mymaster");
  * RateLimiter limiter = Sluice.builder().rules(rules).store(store).build();
  * }</pre>
+ *
+ * <p>A store starts its own Lettuce client and threads, unless given the application's
+ * resources ({@link Builder#clientResources}) or client ({@link Builder#client(RedisClient)}).
  */
 public final class RedisStore implements Store {
   private static final byte[] DECIDE = {'d'};
