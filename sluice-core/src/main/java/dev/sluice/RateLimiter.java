@@ -1,6 +1,7 @@
 package dev.sluice;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -50,10 +51,44 @@ public interface RateLimiter extends AutoCloseable {
   default boolean tryAcquire(String rule, String key, long cost) {
     Rule r = rules().get(rule);
     if (r != null && r.algorithm() == Algorithm.LEAKY_BUCKET) {
-      throw new IllegalArgumentException("rule '" + rule + "' is a leaky_bucket rule: an admitted request may have "
-          + "to wait, which tryAcquire cannot tell; use acquire or acquireBlocking");
+      throw waitWouldBeLost(rule);
     }
     return acquire(rule, key, cost).allowed();
+  }
+
+  /**
+   * {@link #tryAcquire(String, String)} without blocking the caller: whether one unit of {@code
+   * rule} for {@code key} is admitted, consuming exactly as {@code acquireAsync} does, with the
+   * same failure modes, store timeout and in-flight bound. For callers that keep many decisions in
+   * flight and need no explanation: on the Redis store it skips reading the per-window report.
+   *
+   * <p>Never throws: what {@link #tryAcquire(String, String)} throws completes the stage
+   * exceptionally instead ({@link IllegalArgumentException} for an unknown rule, a bad key or
+   * cost, a {@code leaky_bucket} rule; {@link StoreException} for a request the store could not
+   * decide for a reason that is not an outage).
+   */
+  default CompletionStage<Boolean> tryAcquireAsync(String rule, String key) {
+    return tryAcquireAsync(rule, key, 1);
+  }
+
+  /** {@link #tryAcquireAsync(String, String)} for {@code cost} units. */
+  default CompletionStage<Boolean> tryAcquireAsync(String rule, String key, long cost) {
+    Request request;
+    try {
+      Rule r = rules().get(rule);
+      if (r != null && r.algorithm() == Algorithm.LEAKY_BUCKET) {
+        throw waitWouldBeLost(rule);
+      }
+      request = Request.of(rule, key, cost);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return acquireAsync(request).thenApply(Decision::allowed);
+  }
+
+  private static IllegalArgumentException waitWouldBeLost(String rule) {
+    return new IllegalArgumentException("rule '" + rule + "' is a leaky_bucket rule: an admitted request may have "
+        + "to wait, which tryAcquire cannot tell; use acquire or acquireBlocking");
   }
 
   /**

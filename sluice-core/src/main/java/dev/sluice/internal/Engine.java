@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The limiter: validates and resolves requests, hands them to the store as one batch, applies
@@ -40,6 +41,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * for any other reason), and tells listeners.
  */
 public final class Engine implements RateLimiter {
+  /** tryAcquireAsync's answers on a local store: immutable through {@link CompletionStage}, so shared. */
+  private static final CompletionStage<Boolean> ADMITTED = CompletableFuture.completedStage(Boolean.TRUE);
+  private static final CompletionStage<Boolean> REFUSED = CompletableFuture.completedStage(Boolean.FALSE);
+
   private final Store store;
   private final Store local;
   private final double localShare;
@@ -267,6 +272,56 @@ public final class Engine implements RateLimiter {
   }
 
   /**
+   * As {@code acquireAsync(Request.of(rule, key, cost)).thenApply(Decision::allowed)}, with the
+   * same validation, timeout, in-flight bound and failure modes, but without a decision where
+   * nobody reads one: without listeners, the store answers the boolean itself, and on a local
+   * store the answer is one of two shared completed stages. Unknown and shaping rules, and
+   * limiters with listeners, take the interface's general path.
+   */
+  @Override
+  public CompletionStage<Boolean> tryAcquireAsync(String ruleName, String key, long cost) {
+    Rule rule = rules.get(ruleName);
+    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || listeners.length != 0) {
+      return RateLimiter.super.tryAcquireAsync(ruleName, key, cost);
+    }
+    ResolvedItem item;
+    try {
+      java.util.Objects.requireNonNull(key, "key");
+      if (cost < 0) {
+        throw new IllegalArgumentException("cost must be >= 0, was " + cost);
+      }
+      if (store.isLocal()) {
+        validate(rule, ruleName, key);
+        return store.tryAcquire(rule, key, cost) ? ADMITTED : REFUSED;
+      }
+      item = resolveItem(rule, ruleName, key, cost);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<Boolean> stage;
+    try {
+      // A copy, as in acquireAsync: the timeout must not complete the store's own future.
+      stage = bounded(() -> store.tryAcquireAsync(item)).copy();
+    } catch (RuntimeException e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    return stage
+        .orTimeout(storeTimeoutMillis, TimeUnit.MILLISECONDS)
+        .handle((admitted, err) -> {
+          if (err == null) {
+            return admitted;
+          }
+          // Only now is the request needed, for failure modes and the local fallback.
+          Batch batch = new Batch(List.of(item), Request.STORE_CLOCK);
+          return degrade(new Resolved(Request.of(ruleName, key, cost), batch, null), err).allowed();
+        });
+  }
+
+  private CompletableFuture<List<ItemDecision>> callStore(Batch batch) {
+    return bounded(() -> store.decide(batch));
+  }
+
+  /**
    * Calls the store, unless {@code maxInFlight} calls already wait for its answer: then the call
    * is not made and the returned stage has failed with {@link StoreOverloadedException}, so that
    * failure modes decide at once instead of adding to a queue that a slow store does not drain.
@@ -275,20 +330,20 @@ public final class Engine implements RateLimiter {
    * that timed out may still sit in the client's queue or on the wire, and counts until the
    * client gives up on it (the Redis store's command timeout).
    */
-  private CompletableFuture<List<ItemDecision>> callStore(Batch batch) {
+  private <T> CompletableFuture<T> bounded(Supplier<CompletionStage<T>> storeCall) {
     if (inFlight.incrementAndGet() > maxInFlight) {
       inFlight.decrementAndGet();
       return CompletableFuture.failedFuture(new StoreOverloadedException(maxInFlight));
     }
-    CompletableFuture<List<ItemDecision>> call;
+    CompletableFuture<T> call;
     try {
-      call = store.decide(batch).toCompletableFuture();
+      call = storeCall.get().toCompletableFuture();
     } catch (RuntimeException | Error e) {
       inFlight.decrementAndGet();
       throw e;
     }
     // A dependent of its own, never completed by anyone else, so that it always runs.
-    call.whenComplete((items, err) -> inFlight.decrementAndGet());
+    call.whenComplete((answer, err) -> inFlight.decrementAndGet());
     return call;
   }
 

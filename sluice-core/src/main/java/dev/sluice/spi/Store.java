@@ -61,6 +61,19 @@ public interface Store extends AutoCloseable {
     return d.allowed() || d.shadow();
   }
 
+  /**
+   * Decides {@code item} alone on the store's clock, as {@link #decide} would decide a batch of
+   * it, and answers only whether it is admitted (an item of a shadow rule always is). Fails as
+   * {@link #decide} fails, and completes within the same bounded time. Stores that can skip
+   * reading the per-window report override it.
+   */
+  default CompletionStage<Boolean> tryAcquireAsync(ResolvedItem item) {
+    return decide(new Batch(List.of(item), Request.STORE_CLOCK)).thenApply(decided -> {
+      ItemDecision d = decided.get(0);
+      return d.allowed() || d.shadow();
+    });
+  }
+
   /** Whether {@link #decideSync} answers without I/O, so no timeout applies. */
   default boolean isLocal() {
     return false;

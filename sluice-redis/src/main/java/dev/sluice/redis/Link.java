@@ -17,9 +17,11 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.AsyncExecutions;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.DefaultEventPublisherOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import java.time.Duration;
@@ -43,6 +45,8 @@ final class Link implements AutoCloseable {
   /** Loads a library on the server, or on every master of a Cluster. */
   private final Function<String, CompletableFuture<Void>> loader;
   private final Supplier<CompletableFuture<String>> ping;
+  /** The command timeout, where the client does not time commands out itself; else 0. */
+  private final long ownTimeoutMillis;
   private final Runnable shutdown;
   /** False once the server or the user turned out to have no functions: scripts from then on. */
   private volatile boolean usesFunctions = true;
@@ -76,23 +80,32 @@ final class Link implements AutoCloseable {
 
   private Link(boolean clustered, RedisScriptingAsyncCommands<byte[], byte[]> scripting,
       RedisFunctionAsyncCommands<byte[], byte[]> functions, RedisKeyAsyncCommands<byte[], byte[]> keys,
-      Function<String, CompletableFuture<Void>> loader, Supplier<CompletableFuture<String>> ping, Runnable shutdown) {
+      Function<String, CompletableFuture<Void>> loader, Supplier<CompletableFuture<String>> ping,
+      long ownTimeoutMillis, Runnable shutdown) {
     this.clustered = clustered;
     this.scripting = scripting;
     this.functions = functions;
     this.keys = keys;
     this.loader = loader;
     this.ping = ping;
+    this.ownTimeoutMillis = ownTimeoutMillis;
     this.shutdown = shutdown;
   }
 
-  /** Connects; a Sentinel URI connects to the current master and, after a failover, to the new one. */
-  static Link open(Endpoint endpoint, Duration connectTimeout, Duration commandTimeout, int requestQueueSize) {
+  /**
+   * Connects on a client of the store's own; a Sentinel URI connects to the current master and,
+   * after a failover, to the new one. The client runs on {@code shared} resources (threads, timer,
+   * event bus), which are never shut down here, or on resources of its own when null.
+   */
+  static Link open(Endpoint endpoint, Duration connectTimeout, Duration commandTimeout, int requestQueueSize,
+      ClientResources shared) {
     SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build();
     // Commands that wait longer than the timeout fail instead of piling up behind a slow server.
     TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
-    ClientResources resources = ClientResources.builder().reconnectDelay(RECONNECT_DELAY)
-        .nettyCustomizer(CONSOLIDATE_FLUSHES).build();
+    // Ours to shut down either way: on shared resources they hold none of the threads.
+    ClientResources resources = shared == null
+        ? ClientResources.builder().reconnectDelay(RECONNECT_DELAY).nettyCustomizer(CONSOLIDATE_FLUSHES).build()
+        : onShared(shared);
     if (endpoint.topology() == Endpoint.Topology.CLUSTER) {
       RedisClusterClient client = RedisClusterClient.create(resources, endpoint.uris());
       client.setOptions(ClusterClientOptions.builder()
@@ -110,52 +123,130 @@ final class Link implements AutoCloseable {
               .enablePeriodicRefresh(Duration.ofSeconds(30))
               .build())
           .build());
-      try {
-        StatefulRedisClusterConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE);
-        c.setTimeout(commandTimeout);
-        Function<String, CompletableFuture<Void>> loader = code -> {
-          // Every master, so that any slot finds it; a node that joins later gets it on its first miss.
-          AsyncExecutions<String> loads = c.async().upstream().commands().functionLoad(code, true);
-          return CompletableFuture.allOf(loads.futures()).thenApply(v -> null);
-        };
-        return new Link(true, c.async(), c.async(), c.async(), loader, () -> c.async().ping().toCompletableFuture(), () -> {
-          c.close();
-          client.shutdown();
-          shutdown(resources);
-        });
-      } catch (RuntimeException e) {
+      return cluster(client, commandTimeout, 0, () -> {
         client.shutdown();
         shutdown(resources);
-        throw e;
-      }
+      });
     }
-    RedisURI uri = endpoint.uris().get(0);
     RedisClient client = RedisClient.create(resources);
     client.setOptions(ClientOptions.builder()
         .socketOptions(socket)
         .timeoutOptions(timeouts)
         .requestQueueSize(requestQueueSize)
         .build());
-    try {
-      StatefulRedisConnection<byte[], byte[]> c = client.connect(ByteArrayCodec.INSTANCE, uri);
-      c.setTimeout(commandTimeout);
-      Function<String, CompletableFuture<Void>> loader =
-          code -> c.async().functionLoad(code, true).toCompletableFuture().thenApply(name -> null);
-      return new Link(false, c.async(), c.async(), c.async(), loader, () -> c.async().ping().toCompletableFuture(), () -> {
-        c.close();
-        client.shutdown();
-        shutdown(resources);
-      });
-    } catch (RuntimeException e) {
+    return standalone(client, endpoint.uris().get(0), commandTimeout, 0, () -> {
       client.shutdown();
       shutdown(resources);
+    });
+  }
+
+  /**
+   * Opens a connection of the store's own on the application's client, whose options and
+   * resources apply as they are; closing the link closes that connection only. Lettuce's default
+   * options time commands out after the connection's timeout, set here to the command timeout; a
+   * client set never to time them out gets the store's commands timed out here, since the limiter
+   * counts each call until it completes.
+   */
+  static Link onClient(RedisClient client, RedisURI uri, Duration commandTimeout) {
+    return standalone(client, uri, commandTimeout, ownTimeout(client.getOptions(), commandTimeout), () -> {});
+  }
+
+  /** {@link #onClient(RedisClient, RedisURI, Duration)} on a Cluster client, to its own seeds. */
+  static Link onClient(RedisClusterClient client, Duration commandTimeout) {
+    return cluster(client, commandTimeout, ownTimeout(client.getOptions(), commandTimeout), () -> {});
+  }
+
+  private static long ownTimeout(ClientOptions options, Duration commandTimeout) {
+    return options.getTimeoutOptions().isTimeoutCommands() ? 0 : commandTimeout.toMillis();
+  }
+
+  /** {@code release}: what else to let go of, after the connection (or after failing to make it). */
+  private static Link standalone(RedisClient client, RedisURI uri, Duration commandTimeout, long ownTimeoutMillis,
+      Runnable release) {
+    StatefulRedisConnection<byte[], byte[]> c;
+    try {
+      c = client.connect(ByteArrayCodec.INSTANCE, uri);
+    } catch (RuntimeException e) {
+      release.run();
       throw e;
     }
+    c.setTimeout(commandTimeout);
+    Function<String, CompletableFuture<Void>> loader =
+        code -> c.async().functionLoad(code, true).toCompletableFuture().thenApply(name -> null);
+    return new Link(false, c.async(), c.async(), c.async(), loader, () -> c.async().ping().toCompletableFuture(),
+        ownTimeoutMillis, () -> {
+          c.close();
+          release.run();
+        });
+  }
+
+  private static Link cluster(RedisClusterClient client, Duration commandTimeout, long ownTimeoutMillis,
+      Runnable release) {
+    StatefulRedisClusterConnection<byte[], byte[]> c;
+    try {
+      c = client.connect(ByteArrayCodec.INSTANCE);
+    } catch (RuntimeException e) {
+      release.run();
+      throw e;
+    }
+    c.setTimeout(commandTimeout);
+    Function<String, CompletableFuture<Void>> loader = code -> {
+      // Every master, so that any slot finds it; a node that joins later gets it on its first miss.
+      AsyncExecutions<String> loads = c.async().upstream().commands().functionLoad(code, true);
+      return CompletableFuture.allOf(loads.futures()).thenApply(v -> null);
+    };
+    return new Link(true, c.async(), c.async(), c.async(), loader, () -> c.async().ping().toCompletableFuture(),
+        ownTimeoutMillis, () -> {
+          c.close();
+          release.run();
+        });
+  }
+
+  /**
+   * Resources for the store's own client that run on {@code shared}'s threads, timer and event
+   * bus, with the store's reconnection delay and flush merging on its connection. Each shared part
+   * is handed to the builder, which marks it as not its own: shutting these resources down (on
+   * close) stops none of them. The latency publisher stays off here; {@code shared}'s own
+   * publishes what its recorder records, the store's commands included.
+   */
+  private static ClientResources onShared(ClientResources shared) {
+    NettyCustomizer theirs = shared.nettyCustomizer();
+    return ClientResources.builder()
+        .eventLoopGroupProvider(shared.eventLoopGroupProvider())
+        .eventExecutorGroup(shared.eventExecutorGroup())
+        .timer(shared.timer())
+        .eventBus(shared.eventBus())
+        .commandLatencyRecorder(shared.commandLatencyRecorder())
+        .commandLatencyPublisherOptions(DefaultEventPublisherOptions.disabled())
+        .socketAddressResolver(shared.socketAddressResolver())
+        .addressResolverGroup(shared.addressResolverGroup())
+        .tracing(shared.tracing())
+        .reconnectDelay(RECONNECT_DELAY)
+        .nettyCustomizer(theirs == null ? CONSOLIDATE_FLUSHES : new NettyCustomizer() {
+          @Override
+          public void afterBootstrapInitialized(Bootstrap bootstrap) {
+            theirs.afterBootstrapInitialized(bootstrap);
+          }
+
+          @Override
+          public void afterChannelInitialized(Channel channel) {
+            theirs.afterChannelInitialized(channel);
+            CONSOLIDATE_FLUSHES.afterChannelInitialized(channel);
+          }
+        })
+        .build();
   }
 
   /** As a client shuts down resources of its own: at once, waiting for its threads. */
   private static void shutdown(ClientResources resources) {
     resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+  }
+
+  /** {@code command}, failed after the command timeout if the client would let it wait for ever. */
+  private <T> CompletableFuture<T> timed(CompletableFuture<T> command) {
+    // Completing Lettuce's command future is how its own command timeout ends a command: one not
+    // yet written is then never written, and a late reply is dropped.
+    return ownTimeoutMillis == 0 ? command : command.orTimeout(ownTimeoutMillis, TimeUnit.MILLISECONDS);
   }
 
   boolean clustered() {
@@ -168,15 +259,15 @@ final class Link implements AutoCloseable {
   }
 
   <T> CompletableFuture<T> evalsha(String sha, ScriptOutputType type, byte[][] keyNames, byte[][] args) {
-    return scripting.<T>evalsha(sha, type, keyNames, args).toCompletableFuture();
+    return timed(scripting.<T>evalsha(sha, type, keyNames, args).toCompletableFuture());
   }
 
   <T> CompletableFuture<T> eval(byte[] script, ScriptOutputType type, byte[][] keyNames, byte[][] args) {
-    return scripting.<T>eval(script, type, keyNames, args).toCompletableFuture();
+    return timed(scripting.<T>eval(script, type, keyNames, args).toCompletableFuture());
   }
 
   <T> CompletableFuture<T> fcall(String function, ScriptOutputType type, byte[][] keyNames, byte[][] args) {
-    return functions.<T>fcall(function, type, keyNames, args).toCompletableFuture();
+    return timed(functions.<T>fcall(function, type, keyNames, args).toCompletableFuture());
   }
 
   boolean usesFunctions() {
@@ -190,7 +281,7 @@ final class Link implements AutoCloseable {
   /** FUNCTION LOAD REPLACE, on every master of a Cluster. */
   CompletableFuture<Void> loadLibrary(String code) {
     try {
-      return loader.apply(code);
+      return timed(loader.apply(code));
     } catch (RuntimeException e) {
       // A Cluster whose topology is not known yet, a closed connection: a failed load, not a throw.
       return CompletableFuture.failedFuture(e);
@@ -219,11 +310,11 @@ final class Link implements AutoCloseable {
   }
 
   CompletableFuture<Long> del(byte[] key) {
-    return keys.del(key).toCompletableFuture();
+    return timed(keys.del(key).toCompletableFuture());
   }
 
   CompletableFuture<String> ping() {
-    return ping.get();
+    return timed(ping.get());
   }
 
   @Override

@@ -7,6 +7,9 @@ import dev.sluice.Window;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.resource.ClientResources;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -34,10 +37,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * RedisStore store = RedisStore.connect("redis-sentinel://h1:26379,h2:26379#mymaster");
  * RateLimiter limiter = Sluice.builder().rules(rules).store(store).build();
  * }</pre>
+ *
+ * <p>A store starts its own Lettuce client and threads, unless given the application's
+ * resources ({@link Builder#clientResources}) or client ({@link Builder#client(RedisClient)}).
  */
 public final class RedisStore implements Store {
   private static final byte[] DECIDE = {'d'};
   private static final byte[] STORE_CLOCK = {};
+  /** The one item of a request of one. */
+  private static final int[] FIRST = {0};
 
   private final Endpoint endpoint;
   private final Link link;
@@ -137,6 +145,38 @@ public final class RedisStore implements Store {
         throw StoreErrors.failure(err);
       }
       return decided;
+    });
+  }
+
+  /**
+   * One script call, as {@link #decide} makes for a batch of {@code item} alone on the server's
+   * clock, whose reply is read only as far as the item's reason: no window states, no decision.
+   */
+  @Override
+  public CompletionStage<Boolean> tryAcquireAsync(ResolvedItem item) {
+    List<ResolvedItem> items = List.of(item);
+    byte[][] keys;
+    byte[][] args;
+    try {
+      keys = new byte[][] {names.name(item.rule().name(), item.key())};
+      args = args(DECIDE, STORE_CLOCK, items, new ItemShape[] {shape(item)}, FIRST, null);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    int longs = Replies.longs(items);
+    CompletableFuture<Replies.Report> call = link.clustered()
+        ? Coalescer.call(link, keys, args, longs)
+        : coalescer.submit(keys, args, STORE_CLOCK, longs);
+    return call.handle((report, err) -> {
+      if (err != null) {
+        throw StoreErrors.failure(err);
+      }
+      decidedAt(report.time(), STORE_CLOCK);
+      try {
+        return Replies.fits(report) || item.rule().shadow();
+      } catch (RuntimeException e) {
+        throw StoreErrors.failure(e);
+      }
     });
   }
 
@@ -285,8 +325,12 @@ public final class RedisStore implements Store {
     private Duration commandTimeout = Duration.ofSeconds(1);
     private Duration ttlSlack = Duration.ofSeconds(1);
     private int requestQueueSize = 100_000;
+    private boolean requestQueueSizeSet;
     private int callsInFlight = 8;
     private int minBatch = 8;
+    private ClientResources clientResources;
+    private RedisClient client;
+    private RedisClusterClient clusterClient;
 
     private Builder(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
@@ -342,6 +386,48 @@ public final class RedisStore implements Store {
         throw new IllegalArgumentException("requestQueueSize must be >= 1, was " + n);
       }
       this.requestQueueSize = n;
+      this.requestQueueSizeSet = true;
+      return this;
+    }
+
+    /**
+     * Runs the store's client on the application's Lettuce resources — event-loop and
+     * computation threads, timer, event bus — instead of starting threads of its own. The store
+     * still has a client and a connection of its own, with its own options, reconnection delay
+     * (capped at 1 s) and merged flushes; {@link RedisStore#close} closes those and leaves {@code
+     * resources} running: shut them down yourself, after the store.
+     */
+    public Builder clientResources(ClientResources resources) {
+      this.clientResources = Objects.requireNonNull(resources, "clientResources");
+      return this;
+    }
+
+    /**
+     * Opens the store's connection on the application's client, to the URI's server (or the
+     * master its Sentinels name, with the URI's credentials), so that the store starts no client
+     * and no threads. The client's options and resources apply as they are (reconnection,
+     * request queue, TLS), except the command timeout: the store's commands time out after {@link
+     * #commandTimeout}, unless the client sets a fixed timeout of its own. {@link RedisStore#close}
+     * closes the store's connection and leaves the client open.
+     *
+     * <p>{@link #build} refuses a {@code redis-cluster://} URI here (use {@link
+     * #client(RedisClusterClient)}), and {@link #requestQueueSize} or {@link #clientResources}
+     * beside a client: they are the client's to set.
+     */
+    public Builder client(RedisClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * {@link #client(RedisClient)} for a Cluster: the store's connection goes to the seeds the
+     * client was created with, with their credentials; the {@code redis-cluster://} URI names the
+     * Cluster in logs. For failovers to end in seconds, the client should refresh its topology on
+     * redirects and failed reconnections ({@code ClusterTopologyRefreshOptions}), as the store's
+     * own client does (see {@code docs/redis.md}).
+     */
+    public Builder client(RedisClusterClient client) {
+      this.clusterClient = Objects.requireNonNull(client, "client");
       return this;
     }
 
@@ -396,9 +482,40 @@ public final class RedisStore implements Store {
      */
     public RedisStore build() {
       Endpoint endpoint = Endpoint.parse(uri);
-      Link link = Link.open(endpoint, connectTimeout, commandTimeout, requestQueueSize);
+      Link link = link(endpoint);
       DecisionScript.prepare(link, connectTimeout);
       return new RedisStore(this, endpoint, link);
+    }
+
+    private Link link(Endpoint endpoint) {
+      if (client == null && clusterClient == null) {
+        return Link.open(endpoint, connectTimeout, commandTimeout, requestQueueSize, clientResources);
+      }
+      if (client != null && clusterClient != null) {
+        throw new IllegalArgumentException("the store was given two clients, a standalone one and a Cluster one; "
+            + "give it one");
+      }
+      if (clientResources != null) {
+        throw new IllegalArgumentException("the store was given a client and client resources: a client runs on "
+            + "its own resources; give one or the other");
+      }
+      if (requestQueueSizeSet) {
+        throw new IllegalArgumentException("requestQueueSize is an option of the store's own client; "
+            + "with the application's client, set it on that client");
+      }
+      boolean cluster = endpoint.topology() == Endpoint.Topology.CLUSTER;
+      if (clusterClient != null) {
+        if (!cluster) {
+          throw new IllegalArgumentException("a Cluster client needs a redis-cluster:// URI naming the Cluster, was "
+              + endpoint.description());
+        }
+        return Link.onClient(clusterClient, commandTimeout);
+      }
+      if (cluster) {
+        throw new IllegalArgumentException(endpoint.description() + " is a Cluster: give the store a Cluster client, "
+            + "or no client");
+      }
+      return Link.onClient(client, endpoint.uris().get(0), commandTimeout);
     }
   }
 }

@@ -118,6 +118,19 @@ final class Replies {
     return out;
   }
 
+  /**
+   * Whether the one item of {@code report} fits, from its reason alone: the windows are neither
+   * read nor turned into objects, which is what a caller that wants a yes or no saves.
+   */
+  static boolean fits(Report report) {
+    long first = num(report.reply(), report.at());
+    long code = report.state() >= 0 ? (-1 - first) & 3 : first;
+    if (code < 0 || code >= REASONS.length) {
+      throw new MalformedReplyException("script reported reason " + code + ", unknown");
+    }
+    return code == 0;
+  }
+
   /** Decisions from a report given as numbers: the time, then the items' (a Cluster reservation's). */
   static List<ItemDecision> decode(byte[] report, List<ResolvedItem> items) {
     int expected = 8 * (1 + longs(items));

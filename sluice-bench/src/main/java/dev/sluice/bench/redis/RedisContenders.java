@@ -13,6 +13,11 @@ public final class RedisContenders {
   static {
     BY_NAME.put("sluice", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG));
     BY_NAME.put("sluice_token_bucket", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET));
+    BY_NAME.put("sluice_try", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG,
+        Integer.getInteger("sluice.callsInFlight", -1), true));
+    BY_NAME.put("sluice_token_bucket_try",
+        (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET,
+            Integer.getInteger("sluice.callsInFlight", -1), true));
     BY_NAME.put("sluice_unbatched", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG, false));
     BY_NAME.put("sluice_token_bucket_unbatched", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET, false));
     BY_NAME.put("bucket4j", Bucket4jContender::new);

@@ -20,6 +20,7 @@ final class SluiceContender implements RedisContender {
   static final String RULE = "auth.createToken";
   private final RateLimiter limiter;
   private final String rule;
+  private final boolean yesOrNo;
 
   SluiceContender(String uri, Workload w, Algorithm algorithm) {
     this(uri, w, algorithm, true);
@@ -38,6 +39,12 @@ final class SluiceContender implements RedisContender {
    * store's default).
    */
   SluiceContender(String uri, Workload w, Algorithm algorithm, int depth) {
+    this(uri, w, algorithm, depth, false);
+  }
+
+  /** {@code yesOrNo}: decides through {@code tryAcquireAsync}, which builds no decision. */
+  SluiceContender(String uri, Workload w, Algorithm algorithm, int depth, boolean yesOrNo) {
+    this.yesOrNo = yesOrNo;
     Rule.Builder b = Rule.builder(RULE).algorithm(algorithm);
     for (Workload.Limit l : w.limits()) {
       b.window(l.limit(), l.period());
@@ -57,7 +64,7 @@ final class SluiceContender implements RedisContender {
     String how = depth == 0 ? ", one call per decision"
         : ", queued decisions batched" + (depth > 0 ? ", " + depth + " calls in flight" : "")
             + (minBatch != null ? ", minBatch " + minBatch : "");
-    rule = w.rule() + " (" + algorithm.configName() + how + ")";
+    rule = w.rule() + " (" + algorithm.configName() + how + (yesOrNo ? ", tryAcquireAsync" : "") + ")";
   }
 
   @Override
@@ -67,6 +74,10 @@ final class SluiceContender implements RedisContender {
 
   @Override
   public CompletionStage<Boolean> acquire(String key) {
+    if (yesOrNo) {
+      // No decision to check for degradation: the 30 s store timeout keeps slow answers the store's.
+      return limiter.tryAcquireAsync(RULE, key);
+    }
     return limiter.acquireAsync(Request.of(RULE, key)).thenApply(d -> {
       if (d.degraded()) {
         throw new IllegalStateException("degraded decision: the store failed");
