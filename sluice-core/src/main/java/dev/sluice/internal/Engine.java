@@ -288,13 +288,13 @@ public final class Engine implements RateLimiter {
     try {
       java.util.Objects.requireNonNull(key, "key");
       if (cost < 0) {
-        throw new IllegalArgumentException("cost must be >= 0, was " + cost);
+        throw InvalidCostException.negative(ruleName, cost);
       }
+      validate(rule, ruleName, key, 0);
       if (store.isLocal()) {
-        validate(rule, ruleName, key);
         return store.tryAcquire(rule, key, cost) ? ADMITTED : REFUSED;
       }
-      item = resolveItem(rule, ruleName, key, cost);
+      item = resolveItem(rule, key, cost);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
