@@ -38,8 +38,12 @@ class SlowAndHalfBrokenStoreTest {
       RedisExtension.standalone(Flavor.REDIS, "enable-debug-command yes").perClass();
 
   static final Duration STORE_TIMEOUT = Duration.ofMillis(250);
-  /** A behavioural bound, generous for a busy 2-core machine: p99 of a call during a fault. */
-  static final long P99_MS = STORE_TIMEOUT.toMillis() + 100;
+  /**
+   * A behavioural bound on the p99 of a call during a fault: the timeout plus room for a busy
+   * 2-core machine's scheduling (350.7 ms was seen once under a load average of 8). A queue that
+   * grew with the fault would show seconds, not tenths.
+   */
+  static final long P99_MS = STORE_TIMEOUT.toMillis() + 200;
   static final long FAULT_MS = 1_500;
   static final int MAX_IN_FLIGHT = 64;
   /** Threads the client may start for itself (its event loops grow with reconnections, up to a fixed number). */
