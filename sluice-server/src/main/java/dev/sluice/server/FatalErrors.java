@@ -49,7 +49,10 @@ public final class FatalErrors {
       if (previous != null) {
         previous.uncaughtException(thread, e);
       } else {
-        thread.getThreadGroup().uncaughtException(thread, e);
+        // What the JVM prints without a default handler. Not the thread group's handler: with no
+        // group of its own to defer to, it calls the default handler — this one — again.
+        System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+        e.printStackTrace(System.err);
       }
     });
   }

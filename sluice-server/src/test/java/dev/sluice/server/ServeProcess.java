@@ -40,6 +40,15 @@ final class ServeProcess implements AutoCloseable {
         log);
   }
 
+  /** {@code java -jar jar args}, output to {@code log}: the shipped artifact rather than the test classpath. */
+  static ServeProcess jar(Path log, Path jar, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>(prefix());
+    cmd.addAll(List.of("-jar", jar.toString()));
+    cmd.addAll(args);
+    return new ServeProcess(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start(),
+        log);
+  }
+
   /** {@code sluice serve --host 127.0.0.1 --port 0 args}. */
   static ServeProcess serve(Path log, String... args) throws IOException {
     List<String> a = new ArrayList<>(List.of("serve", "--host", "127.0.0.1", "--port", "0"));
