@@ -155,18 +155,7 @@ final class SlidingLogState extends KeyState {
 
   /** Units in the ring still inside the longest window at {@code now}. */
   private int live(long now) {
-    long floor = now - longestPeriod;
-    int lo = 0;
-    int hi = size;
-    while (lo < hi) {
-      int mid = (lo + hi + 1) >>> 1;
-      if (recent(mid) > floor) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return lo;
+    return newerThan(now - longestPeriod, size);
   }
 
   @Override
@@ -217,9 +206,13 @@ final class SlidingLogState extends KeyState {
 
   /** Units admitted in (now − P, now] for window i: binary search over the newest min(size, L). */
   private long inWindow(long now, int i) {
-    long floor = now - periods[i];
+    return newerThan(now - periods[i], (int) Math.min(size, limits[i]));
+  }
+
+  /** How many of the {@code most} most recent units are later than {@code floor}: a binary search. */
+  private int newerThan(long floor, int most) {
     int lo = 0;
-    int hi = (int) Math.min(size, limits[i]);
+    int hi = most;
     // invariant: the lo most recent are inside; units beyond hi are not counted
     while (lo < hi) {
       int mid = (lo + hi + 1) >>> 1;
