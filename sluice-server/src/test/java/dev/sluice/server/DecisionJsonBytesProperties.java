@@ -15,21 +15,26 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
-class JacksonDecisionJsonProperties {
+/**
+ * {@link DecisionJson} writes exactly the bytes of the hand-written writer it replaced, for any
+ * decision: text with escapes, control characters, characters of two, three and four bytes,
+ * U+2028/U+2029, any number. Lone surrogates are not generated: the limiter rejects such keys.
+ */
+class DecisionJsonBytesProperties {
   @Property(tries = 1000)
-  void jacksonWritesTheSameBytesAsTheHandWrittenWriter(@ForAll("decisions") Decision d, @ForAll long t) {
-    assertThat(JacksonDecisionJson.httpBody(d).toStringUtf8()).isEqualTo(DecisionJson.httpBody(d).toStringUtf8());
-    assertThat(JacksonDecisionJson.httpBody(d).array()).isEqualTo(DecisionJson.httpBody(d).array());
+  void theWriterWritesTheSameBytesAsTheHandWrittenOneItReplaced(@ForAll("decisions") Decision d, @ForAll long t) {
+    assertThat(DecisionJson.httpBody(d).toStringUtf8()).isEqualTo(ReferenceDecisionJson.httpBody(d).toStringUtf8());
+    assertThat(DecisionJson.httpBody(d).array()).isEqualTo(ReferenceDecisionJson.httpBody(d).array());
     StringBuilder a = new StringBuilder("x");
     StringBuilder b = new StringBuilder("x");
-    JacksonDecisionJson.appendReplayLine(a, t, d);
-    DecisionJson.appendReplayLine(b, t, d);
+    DecisionJson.appendReplayLine(a, t, d);
+    ReferenceDecisionJson.appendReplayLine(b, t, d);
     assertThat(a.toString()).isEqualTo(b.toString());
     for (ItemDecision it : d.items()) {
       StringBuilder x = new StringBuilder();
       StringBuilder y = new StringBuilder();
-      JacksonDecisionJson.string(x, it.key());
-      DecisionJson.string(y, it.key());
+      DecisionJson.string(x, it.key());
+      ReferenceDecisionJson.string(y, it.key());
       assertThat(x.toString()).isEqualTo(y.toString());
     }
   }
