@@ -180,7 +180,11 @@ final class ItemShape {
     return s.getBytes(StandardCharsets.US_ASCII);
   }
 
-  /** A JSON array of the integers in {@code values} (an undo record, as the script returned it). */
+  /**
+   * A JSON array of the integers in {@code values} (an undo record, as the script returned it).
+   * Not JSON for clients: a script argument that the refund path reads with {@code cjson.decode},
+   * built from integers only, so there is nothing to escape and no need for a JSON library.
+   */
   static byte[] jsonArray(List<?> values) {
     int length = 2;
     for (int i = 0; i < values.size(); i++) {
