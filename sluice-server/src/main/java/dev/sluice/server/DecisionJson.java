@@ -25,8 +25,8 @@ import java.util.List;
  * API answers: {@code {"allowed","retryAfterMs","waitMs","items":[{"rule","key","cost","windows":
  * [{"limit","periodMs","remaining","retryAfterMs","resetAfterMs","exceeded"}]}]}}. A
  * {@code retryAfterMs} of -1 means the cost can never fit. Written with Jackson's streaming
- * generator: a hand-written writer was measured 0.2 to 0.5 µs faster per answer (see {@code
- * DecisionJsonBenchmark}), 2 to 5% of a request's CPU in the service, which does not pay for
+ * generator: a hand-written writer was measured 0.2 to 0.6 µs faster per answer (see {@code
+ * DecisionJsonBenchmark}), 1 to 5% of a request's CPU in the service, which does not pay for
  * owning an escaper.
  */
 public final class DecisionJson {
