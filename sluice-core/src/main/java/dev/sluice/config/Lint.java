@@ -14,7 +14,7 @@ import java.util.List;
  * other window (see {@code docs/configuration.md}, "Lint"). The configuration loader reports
  * these as warnings; other configuration formats may reuse them.
  */
-public final class Lint {
+final class Lint {
 
   private Lint() {}
 
