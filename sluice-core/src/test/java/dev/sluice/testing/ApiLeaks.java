@@ -74,15 +74,18 @@ public final class ApiLeaks {
   }
 
   private static ModuleDescriptor readDescriptor(Path root) {
-    try {
-      if (Files.isDirectory(root)) {
-        try (InputStream in = Files.newInputStream(root.resolve("module-info.class"))) {
-          return ModuleDescriptor.read(in);
-        }
+    try (FileSystem jar = Files.isDirectory(root) ? null : FileSystems.newFileSystem(root)) {
+      Path top = jar == null ? root : jar.getPath("/");
+      // javac records only the exported and opened packages in module-info.class (the jar tool
+      // adds the others); the internal ones are found where the classes are.
+      Set<String> packages = new TreeSet<>();
+      try (Stream<Path> files = Files.walk(top)) {
+        files.filter(f -> f.toString().endsWith(".class") && f.getParent() != null && !f.getParent().equals(top)
+            && !f.startsWith(top.resolve("META-INF")))
+            .forEach(f -> packages.add(top.relativize(f.getParent()).toString().replace('/', '.')));
       }
-      try (FileSystem jar = FileSystems.newFileSystem(root);
-          InputStream in = Files.newInputStream(jar.getPath("module-info.class"))) {
-        return ModuleDescriptor.read(in);
+      try (InputStream in = Files.newInputStream(top.resolve("module-info.class"))) {
+        return ModuleDescriptor.read(in, () -> packages);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("no module descriptor in " + root, e);
