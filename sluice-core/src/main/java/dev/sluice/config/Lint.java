@@ -12,7 +12,7 @@ import java.util.List;
  * deny a request the other would admit, so removing them changes no decision. The conditions
  * are per algorithm and conservative — a window is reported only when that is provable from one
  * other window (see {@code docs/configuration.md}, "Lint"). The configuration loader reports
- * these as warnings; other configuration formats may reuse them.
+ * these as warnings.
  */
 final class Lint {
 
