@@ -1,8 +1,8 @@
 package dev.sluice.config;
 
-import com.fasterxml.jackson.core.exc.StreamReadException;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
+import dev.sluice.config.yaml.YamlTree;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -133,14 +133,6 @@ public final class ConfigLoader {
    */
   public static List<String> topLevelKeys(String source, String name) throws ConfigException {
     return YamlTree.topLevelKeys(source, name);
-  }
-
-  /**
-   * A YAML syntax error of {@code file} as a problem at the place the parser found it, in words
-   * that do not quote the parser's classes: for readers of other formats written in YAML.
-   */
-  public static ConfigProblem syntaxProblem(String file, StreamReadException e) {
-    return YamlTree.syntaxProblem(file, e);
   }
 
   /** Whether {@code file} is in the native format: its top-level mapping has {@code limits}. */

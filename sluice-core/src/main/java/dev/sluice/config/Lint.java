@@ -12,9 +12,9 @@ import java.util.List;
  * deny a request the other would admit, so removing them changes no decision. The conditions
  * are per algorithm and conservative — a window is reported only when that is provable from one
  * other window (see {@code docs/configuration.md}, "Lint"). The configuration loader reports
- * these as warnings; other configuration formats may reuse them.
+ * these as warnings.
  */
-public final class Lint {
+final class Lint {
 
   private Lint() {}
 

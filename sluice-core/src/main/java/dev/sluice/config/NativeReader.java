@@ -1,16 +1,17 @@
 package dev.sluice.config;
 
-import com.fasterxml.jackson.core.JsonToken;
 import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
 import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Window;
-import dev.sluice.config.Node.Field;
-import dev.sluice.config.Node.ListNode;
-import dev.sluice.config.Node.MapNode;
-import dev.sluice.config.Node.ScalarNode;
+import dev.sluice.config.yaml.Node;
+import dev.sluice.config.yaml.Node.Field;
+import dev.sluice.config.yaml.Node.ListNode;
+import dev.sluice.config.yaml.Node.MapNode;
+import dev.sluice.config.yaml.Node.ScalarNode;
+import dev.sluice.config.yaml.YamlTree;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,7 +93,7 @@ final class NativeReader {
 
   private void readRoot(Node root, List<Rule> rules) {
     if (!(root instanceof MapNode map)) {
-      error(root.at, "expected a mapping with a '" + ROOT_KEY + "' list, found " + root.describe());
+      error(root.location(), "expected a mapping with a '" + ROOT_KEY + "' list, found " + root.describe());
       return;
     }
     Field domain = map.field("domain");
@@ -108,12 +109,12 @@ final class NativeReader {
       return;
     }
     if (!(limits.value() instanceof ListNode list)) {
-      error(limits.value().at, "'" + ROOT_KEY + "' must be a list of rules, found " + limits.value().describe());
+      error(limits.value().location(), "'" + ROOT_KEY + "' must be a list of rules, found " + limits.value().describe());
       return;
     }
     Map<String, ConfigLocation> names = new LinkedHashMap<>();
-    for (int i = 0; i < list.items.size(); i++) {
-      Rule r = readRule(list.items.get(i), i + 1, names);
+    for (int i = 0; i < list.items().size(); i++) {
+      Rule r = readRule(list.items().get(i), i + 1, names);
       if (r != null) {
         rules.add(r);
       }
@@ -125,7 +126,7 @@ final class NativeReader {
   }
 
   private void checkFields(MapNode m, List<String> expected) {
-    for (Field f : m.fields.values()) {
+    for (Field f : m.fields().values()) {
       if (!expected.contains(f.name())) {
         unknownField(f, expected);
       }
@@ -137,13 +138,13 @@ final class NativeReader {
    * that one misspelt ({@code limt}): its error already says what to write.
    */
   private void missing(MapNode m, String field, List<String> expected, String message) {
-    for (String name : m.fields.keySet()) {
+    for (String name : m.fields().keySet()) {
       if (!expected.contains(name) && distance(name, field) <= 2) {
         errorCount++;
         return;
       }
     }
-    error(m.at, message);
+    error(m.location(), message);
   }
 
   /** Levenshtein distance, for telling a typo from a different field. */
@@ -169,20 +170,20 @@ final class NativeReader {
   /** The rule, or null if it has errors (which are recorded). */
   private Rule readRule(Node n, int index, Map<String, ConfigLocation> names) {
     if (!(n instanceof MapNode m)) {
-      error(n.at, "rule " + index + " must be a mapping with 'name' and 'config', found " + n.describe());
+      error(n.location(), "rule " + index + " must be a mapping with 'name' and 'config', found " + n.describe());
       return null;
     }
     int errorsBefore = errorCount;
     checkFields(m, RULE_FIELDS);
 
     String name = null;
-    ConfigLocation nameAt = m.at;
+    ConfigLocation nameAt = m.location();
     Field nameField = m.field("name");
     String label = "rule " + index;
     if (nameField == null) {
       missing(m, "name", RULE_FIELDS, "rule " + index + " has no 'name'");
     } else {
-      nameAt = nameField.value().at;
+      nameAt = nameField.value().location();
       name = string(nameField, "name");
       if (name != null) {
         try {
@@ -296,27 +297,27 @@ final class NativeReader {
   /** A non-empty list of windows, or null after recording errors. */
   private List<Window> windows(Field f, Algorithm algorithm, List<ConfigLocation> at) {
     if (!(f.value() instanceof ListNode list)) {
-      error(f.value().at, "'config' must be a list of windows, each with limit and period, found " + f.value().describe());
+      error(f.value().location(), "'config' must be a list of windows, each with limit and period, found " + f.value().describe());
       return null;
     }
-    if (list.items.isEmpty()) {
-      error(list.at, "'config' must have at least one window");
+    if (list.items().isEmpty()) {
+      error(list.location(), "'config' must have at least one window");
       return null;
     }
     List<Window> out = new ArrayList<>();
     boolean ok = true;
-    for (Node n : list.items) {
+    for (Node n : list.items()) {
       Window w = window(n, algorithm);
       ok &= w != null;
       out.add(w);
-      at.add(n.at);
+      at.add(n.location());
     }
     return ok ? out : null;
   }
 
   private Window window(Node n, Algorithm algorithm) {
     if (!(n instanceof MapNode m)) {
-      error(n.at, "a window must be a mapping with 'limit' and 'period', found " + n.describe());
+      error(n.location(), "a window must be a mapping with 'limit' and 'period', found " + n.describe());
       return null;
     }
     checkFields(m, WINDOW_FIELDS);
@@ -342,24 +343,24 @@ final class NativeReader {
 
   private Long limit(Field f, Algorithm algorithm) {
     Node v = f.value();
-    if (!(v instanceof ScalarNode s) || s.token != JsonToken.VALUE_NUMBER_INT) {
-      error(v.at, "limit must be a whole number ≥ 1, found " + v.describe());
+    if (!(v instanceof ScalarNode s) || !s.isInteger()) {
+      error(v.location(), "limit must be a whole number ≥ 1, found " + v.describe());
       return null;
     }
     if (!decimal(s, "limit")) {
       return null;
     }
-    if (s.number.signum() <= 0) {
-      error(v.at, "limit must be ≥ 1, found " + s.text);
+    if (s.number().signum() <= 0) {
+      error(v.location(), "limit must be ≥ 1, found " + s.text());
       return null;
     }
-    if (s.number.compareTo(BigDecimal.valueOf(MAX_LIMIT)) > 0) {
-      error(v.at, "limit " + s.text + " is too large; the maximum is " + MAX_LIMIT);
+    if (s.number().compareTo(BigDecimal.valueOf(MAX_LIMIT)) > 0) {
+      error(v.location(), "limit " + s.text() + " is too large; the maximum is " + MAX_LIMIT);
       return null;
     }
-    long limit = s.number.longValueExact();
+    long limit = s.number().longValueExact();
     if (algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
-      error(v.at, "limit " + limit + " is too large for sliding_log (at most " + MAX_SLIDING_LOG_LIMIT
+      error(v.location(), "limit " + limit + " is too large for sliding_log (at most " + MAX_SLIDING_LOG_LIMIT
           + ": it keeps one entry per unit); use sliding_window or token_bucket for larger limits");
       return null;
     }
@@ -371,26 +372,26 @@ final class NativeReader {
     long micros;
     try {
       if (v instanceof ScalarNode s && s.isNumber()) {
-        if (s.number == null) {
-          error(v.at, what + " must be finite, found " + s.text);
+        if (s.number() == null) {
+          error(v.location(), what + " must be finite, found " + s.text());
           return null;
         }
-        if (s.token == JsonToken.VALUE_NUMBER_INT && !decimal(s, what)) {
+        if (s.isInteger() && !decimal(s, what)) {
           return null;
         }
-        micros = Durations.ofSeconds(s.number, what, s.text);
+        micros = Durations.ofSeconds(s.number(), what, s.text());
       } else if (v instanceof ScalarNode s && s.isString()) {
-        micros = Durations.parse(s.text, what);
+        micros = Durations.parse(s.text(), what);
       } else {
-        error(v.at, what + " must be " + Durations.SYNTAX + ", found " + v.describe());
+        error(v.location(), what + " must be " + Durations.SYNTAX + ", found " + v.describe());
         return null;
       }
     } catch (IllegalArgumentException e) {
-      error(v.at, e.getMessage());
+      error(v.location(), e.getMessage());
       return null;
     }
     if (micros < 0 || micros == 0 && !zeroAllowed) {
-      error(v.at, what + " must be " + (zeroAllowed ? "≥ 0" : "> 0") + ", found " + ((ScalarNode) v).text);
+      error(v.location(), what + " must be " + (zeroAllowed ? "≥ 0" : "> 0") + ", found " + ((ScalarNode) v).text());
       return null;
     }
     return micros;
@@ -398,18 +399,18 @@ final class NativeReader {
 
   private Integer precision(Field f) {
     Node v = f.value();
-    if (!(v instanceof ScalarNode s) || s.token != JsonToken.VALUE_NUMBER_INT) {
-      error(v.at, "precision must be a whole number from 1 to 1000, found " + v.describe());
+    if (!(v instanceof ScalarNode s) || !s.isInteger()) {
+      error(v.location(), "precision must be a whole number from 1 to 1000, found " + v.describe());
       return null;
     }
     if (!decimal(s, "precision")) {
       return null;
     }
-    if (s.number.compareTo(BigDecimal.ONE) < 0 || s.number.compareTo(BigDecimal.valueOf(1000)) > 0) {
-      error(v.at, "precision must be from 1 to 1000, found " + s.text);
+    if (s.number().compareTo(BigDecimal.ONE) < 0 || s.number().compareTo(BigDecimal.valueOf(1000)) > 0) {
+      error(v.location(), "precision must be from 1 to 1000, found " + s.text());
       return null;
     }
-    return s.number.intValueExact();
+    return s.number().intValueExact();
   }
 
   /**
@@ -417,28 +418,28 @@ final class NativeReader {
    * {@code 0x10} as hexadecimal: a limit written that way is almost surely a mistake.
    */
   private boolean decimal(ScalarNode s, String what) {
-    if (PLAIN_INTEGER.matcher(s.text).matches()) {
+    if (PLAIN_INTEGER.matcher(s.text()).matches()) {
       return true;
     }
-    error(s.at, what + " must be written in decimal digits, found " + s.text + " (YAML would read it as "
-        + s.number.toPlainString() + ")");
+    error(s.location(), what + " must be written in decimal digits, found " + s.text() + " (YAML would read it as "
+        + s.number().toPlainString() + ")");
     return false;
   }
 
   private Boolean bool(Field f) {
     if (f.value() instanceof ScalarNode s && s.isBoolean()) {
-      return s.token == JsonToken.VALUE_TRUE;
+      return s.isTrue();
     }
-    error(f.value().at, f.name() + " must be true or false, found " + f.value().describe());
+    error(f.value().location(), f.name() + " must be true or false, found " + f.value().describe());
     return null;
   }
 
   private String string(Field f, String what) {
     if (f.value() instanceof ScalarNode s && s.isString()) {
-      return s.text;
+      return s.text();
     }
-    String hint = f.value() instanceof ScalarNode s && !s.isNull() ? " (quote it: \"" + s.text + "\")" : "";
-    error(f.value().at, what + " must be a string, found " + f.value().describe() + hint);
+    String hint = f.value() instanceof ScalarNode s && !s.isNull() ? " (quote it: \"" + s.text() + "\")" : "";
+    error(f.value().location(), what + " must be a string, found " + f.value().describe() + hint);
     return null;
   }
 
@@ -448,7 +449,7 @@ final class NativeReader {
         return e;
       }
     }
-    error(f.value().at, "unknown " + f.name() + " '" + text + "' (expected one of: "
+    error(f.value().location(), "unknown " + f.name() + " '" + text + "' (expected one of: "
         + Arrays.stream(values).map(name).collect(Collectors.joining(", ")) + ")");
     return null;
   }
@@ -456,12 +457,12 @@ final class NativeReader {
   private void overrides(Field f, Algorithm algorithm, List<KeyOverride> out, List<List<ConfigLocation>> windowsAt,
       List<List<ConfigLocation>> patternsAt) {
     if (!(f.value() instanceof ListNode list)) {
-      error(f.value().at, "overrides must be a list of {keys, config}, found " + f.value().describe());
+      error(f.value().location(), "overrides must be a list of {keys, config}, found " + f.value().describe());
       return;
     }
-    for (Node n : list.items) {
+    for (Node n : list.items()) {
       if (!(n instanceof MapNode m)) {
-        error(n.at, "an override must be a mapping with 'keys' and 'config', found " + n.describe());
+        error(n.location(), "an override must be a mapping with 'keys' and 'config', found " + n.describe());
         continue;
       }
       checkFields(m, OVERRIDE_FIELDS);
@@ -491,35 +492,35 @@ final class NativeReader {
 
   private List<String> patterns(Field f, List<ConfigLocation> at) {
     if (!(f.value() instanceof ListNode list)) {
-      error(f.value().at, "keys must be a list of keys or prefixes ending in '*', found " + f.value().describe());
+      error(f.value().location(), "keys must be a list of keys or prefixes ending in '*', found " + f.value().describe());
       return null;
     }
-    if (list.items.isEmpty()) {
-      error(list.at, "keys must list at least one key or prefix");
+    if (list.items().isEmpty()) {
+      error(list.location(), "keys must list at least one key or prefix");
       return null;
     }
     List<String> out = new ArrayList<>();
     boolean ok = true;
-    for (Node n : list.items) {
+    for (Node n : list.items()) {
       if (!(n instanceof ScalarNode s) || !s.isString()) {
-        String hint = n instanceof ScalarNode s && !s.isNull() ? " (quote it: \"" + s.text + "\")" : "";
-        error(n.at, "a key pattern must be a string, found " + n.describe() + hint);
+        String hint = n instanceof ScalarNode s && !s.isNull() ? " (quote it: \"" + s.text() + "\")" : "";
+        error(n.location(), "a key pattern must be a string, found " + n.describe() + hint);
         ok = false;
         continue;
       }
-      String p = s.text;
+      String p = s.text();
       String prefix = p.endsWith("*") ? p.substring(0, p.length() - 1) : p;
       if (prefix.isEmpty()) {
-        error(n.at, "key pattern '" + p + "' matches " + (p.isEmpty() ? "nothing" : "every key")
+        error(n.location(), "key pattern '" + p + "' matches " + (p.isEmpty() ? "nothing" : "every key")
             + "; give a key or a prefix followed by '*' (user:*)");
         ok = false;
       } else if (prefix.contains("*")) {
-        error(n.at, "key pattern '" + p + "' has a '*' before its end; a pattern is a key, or a prefix followed by "
+        error(n.location(), "key pattern '" + p + "' has a '*' before its end; a pattern is a key, or a prefix followed by "
             + "one '*' at the end");
         ok = false;
       } else {
         out.add(p);
-        at.add(n.at);
+        at.add(n.location());
       }
     }
     return ok ? out : null;

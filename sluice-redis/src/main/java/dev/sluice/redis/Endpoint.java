@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import dev.sluice.redis.internal.Redaction;
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.redis.internal.Redaction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -2,8 +2,8 @@ package dev.sluice.server;
 
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryStore;
-import dev.sluice.redis.Redaction;
 import dev.sluice.redis.RedisStore;
+import dev.sluice.redis.internal.Redaction;
 import dev.sluice.spi.Store;
 import io.lettuce.core.RedisException;
 import java.util.Locale;

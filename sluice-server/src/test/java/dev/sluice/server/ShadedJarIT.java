@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +76,17 @@ class ShadedJarIT {
   @Test
   void theJarIsAtMostThirtyMegabytes() throws Exception {
     assertThat(Files.size(jar())).as("bytes of %s", jar()).isLessThanOrEqualTo(MAX_BYTES);
+  }
+
+  /**
+   * The jar merges many modules' classes: a descriptor of one of them would be false for the rest,
+   * and would make the jar a module that cannot resolve if someone put it on a module path.
+   */
+  @Test
+  void theJarRunsFromTheClassPathAndHoldsNoModuleDescriptor() throws Exception {
+    try (JarFile j = new JarFile(jar().toFile())) {
+      assertThat(j.stream().map(JarEntry::getName)).noneMatch(n -> n.endsWith("module-info.class"));
+    }
   }
 
   @Test

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.memory.MemoryStore;
-import dev.sluice.redis.Redaction;
 import dev.sluice.redis.RedisStore;
+import dev.sluice.redis.internal.Redaction;
 import dev.sluice.spi.Store;
 import dev.sluice.testing.FakeTicker;
 import dev.sluice.testkit.Cluster;

@@ -1,6 +1,6 @@
 package dev.sluice.server.cli;
 
-import dev.sluice.redis.Redaction;
+import dev.sluice.redis.internal.Redaction;
 import dev.sluice.server.StoreFactory;
 import dev.sluice.server.StoreUnavailableException;
 import io.lettuce.core.ClientOptions;

@@ -1,4 +1,4 @@
-package dev.sluice.config;
+package dev.sluice.config.yaml;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
@@ -6,10 +6,13 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
-import dev.sluice.config.Node.Field;
-import dev.sluice.config.Node.ListNode;
-import dev.sluice.config.Node.MapNode;
-import dev.sluice.config.Node.ScalarNode;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLocation;
+import dev.sluice.config.ConfigProblem;
+import dev.sluice.config.yaml.Node.Field;
+import dev.sluice.config.yaml.Node.ListNode;
+import dev.sluice.config.yaml.Node.MapNode;
+import dev.sluice.config.yaml.Node.ScalarNode;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -28,7 +31,7 @@ public final class YamlTree {
    * The deepest nesting read. A configuration needs a few levels (an Envoy file a few per level
    * of descriptors); the parser itself sets no bound, and every level costs a stack frame here.
    */
-  static final int MAX_DEPTH = 64;
+  public static final int MAX_DEPTH = 64;
 
   private final String file;
   private final List<ConfigProblem> errors;
@@ -59,12 +62,12 @@ public final class YamlTree {
    * The document's root, or null if the source is empty (only comments) or not YAML; problems
    * are added to {@code errors}.
    */
-  static Node parse(String source, String file, List<ConfigProblem> errors) {
+  public static Node parse(String source, String file, List<ConfigProblem> errors) {
     return new YamlTree(file, errors).parse(source);
   }
 
   /** The keys of the root mapping, in order; empty if the root is not a mapping. */
-  static List<String> topLevelKeys(String source, String file) throws ConfigException {
+  public static List<String> topLevelKeys(String source, String file) throws ConfigException {
     List<String> keys = new ArrayList<>();
     try (JsonParser p = FACTORY.createParser(stripBom(source))) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -84,7 +87,7 @@ public final class YamlTree {
     }
   }
 
-  static String stripBom(String source) {
+  public static String stripBom(String source) {
     return source.startsWith("\uFEFF") ? source.substring(1) : source;
   }
 

@@ -1,4 +1,4 @@
-package dev.sluice.redis;
+package dev.sluice.redis.internal;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,7 @@
-package dev.sluice.config;
+package dev.sluice.config.yaml;
 
 import com.fasterxml.jackson.core.JsonToken;
+import dev.sluice.config.ConfigLocation;
 import java.math.BigDecimal;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -26,7 +27,7 @@ public abstract sealed class Node permits Node.MapNode, Node.ListNode, Node.Scal
   }
 
   /** How the node reads in an error message: "a list", "the string \"20\"", "the number 5.5". */
-  abstract String describe();
+  public abstract String describe();
 
   /** A mapping; keys in the order written, none twice. */
   public static final class MapNode extends Node {
@@ -47,7 +48,7 @@ public abstract sealed class Node permits Node.MapNode, Node.ListNode, Node.Scal
     }
 
     @Override
-    String describe() {
+    public String describe() {
       return "a mapping";
     }
   }
@@ -69,7 +70,7 @@ public abstract sealed class Node permits Node.MapNode, Node.ListNode, Node.Scal
     }
 
     @Override
-    String describe() {
+    public String describe() {
       return "a list";
     }
   }
@@ -129,7 +130,7 @@ public abstract sealed class Node permits Node.MapNode, Node.ListNode, Node.Scal
     }
 
     @Override
-    String describe() {
+    public String describe() {
       if (isString()) {
         return "the string \"" + text + "\"";
       }

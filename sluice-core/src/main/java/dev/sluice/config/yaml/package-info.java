@@ -1,0 +1,7 @@
+/**
+ * YAML with the file, line and column of every key and value: {@link
+ * dev.sluice.config.yaml.YamlTree} reads a text into {@link dev.sluice.config.yaml.Node}s. The
+ * native reader walks them, and so does the service's reader of Envoy files, so that both name
+ * places the same way. Not part of the API: the module exports this package to the service only.
+ */
+package dev.sluice.config.yaml;

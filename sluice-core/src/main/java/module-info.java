@@ -1,0 +1,21 @@
+/**
+ * Sluice's library: the limiter ({@code dev.sluice}), what a store implements
+ * ({@code dev.sluice.spi}), the memory store ({@code dev.sluice.memory}) and the native YAML
+ * configuration ({@code dev.sluice.config}). Everything else is internal: {@code dev.sluice.internal}
+ * (the engine behind {@link dev.sluice.RateLimiter}) is exported to no one, and the YAML tree with
+ * locations only to the service, which reads Envoy's files with it. {@code PublicApiTest} checks
+ * that no exported signature names a type of a package that is not exported.
+ */
+@SuppressWarnings("module") // the service's module is not on this module's path when it compiles
+module dev.sluice.core {
+  requires com.fasterxml.jackson.core;
+  requires com.fasterxml.jackson.dataformat.yaml;
+  requires org.yaml.snakeyaml;
+  requires jdk.management;
+
+  exports dev.sluice;
+  exports dev.sluice.spi;
+  exports dev.sluice.memory;
+  exports dev.sluice.config;
+  exports dev.sluice.config.yaml to dev.sluice.server;
+}
