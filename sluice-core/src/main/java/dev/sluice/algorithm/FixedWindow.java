@@ -60,16 +60,6 @@ public final class FixedWindow extends KeyState {
   }
 
   @Override
-  public boolean idle(long now) {
-    for (int i = 0; i < limits.length; i++) {
-      if (current(now, i) != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
   public long bytes() {
     return bytes(limits.length);
   }

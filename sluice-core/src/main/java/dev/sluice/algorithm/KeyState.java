@@ -187,8 +187,18 @@ public abstract class KeyState {
   /** Microseconds until window {@code i} is back to its full limit. */
   abstract long resetMicros(long now, int i);
 
-  /** Whether every window is empty at {@code now}, so the state can be forgotten. */
-  public abstract boolean idle(long now);
+  /**
+   * Whether every window is empty at {@code now}, so the state can be forgotten: none has
+   * anything left to reset.
+   */
+  public boolean idle(long now) {
+    for (int i = 0; i < limits.length; i++) {
+      if (resetMicros(now, i) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   /**
    * When this state becomes idle if no further units are admitted: {@code now} if it is idle

@@ -79,16 +79,6 @@ public final class LeakyBucket extends KeyState {
   }
 
   @Override
-  public boolean idle(long now) {
-    for (long n : next) {
-      if (n > now) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
   public long bytes() {
     return bytes(limits.length);
   }

@@ -124,16 +124,6 @@ public final class SlidingWindow extends KeyState {
   }
 
   @Override
-  public boolean idle(long now) {
-    for (int i = 0; i < limits.length; i++) {
-      if (sum(now, i) != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
   public long bytes() {
     return bytes(limits.length, slotIndex.length);
   }

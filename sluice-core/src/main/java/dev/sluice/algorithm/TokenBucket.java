@@ -88,16 +88,6 @@ public final class TokenBucket extends KeyState {
   }
 
   @Override
-  public boolean idle(long now) {
-    for (long t : tat) {
-      if (t > now) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
   public long bytes() {
     return bytes(limits.length);
   }

@@ -67,10 +67,8 @@ class StoredValueProperties {
     for (Step step : trace) {
       now += step.advanceMicros();
       long t = memory.clamp(now);
-      Eval e = memory.evaluate(t, step.cost());
-      if (e.fits && step.cost() > 0) {
-        memory.grow(t, step.cost());
-        memory.commit(t, step.cost(), e);
+      Eval e = decide(memory, t, step.cost());
+      if (e.fits) {
         for (long u = 0; u < step.cost(); u++) {
           units.add(t);
         }
@@ -97,9 +95,8 @@ class StoredValueProperties {
     for (Step step : trace) {
       now += step.advanceMicros();
       long t = memory.clamp(now);
-      Eval e = memory.evaluate(t, step.cost());
-      if (e.fits && step.cost() > 0) {
-        memory.commit(t, step.cost(), e);
+      Eval e = decide(memory, t, step.cost());
+      if (e.fits) {
         for (int i = 0; i < ws.size(); i++) {
           Window w = ws.get(i);
           tat[i] = Math.max(tat[i], t) + step.cost() * TokenBucket.emissionInterval(w.limit(), w.periodMicros());
@@ -132,6 +129,16 @@ class StoredValueProperties {
         .hasMessage("a sliding_log value holding 2 units at 0 in 1 slots");
     assertThatThrownBy(() -> TokenBucket.reportStored(item(tokens, 1), false, b, 0, 28, T0))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("a token_bucket value of 28 bytes for 1 windows");
+  }
+
+  /** As the memory store decides under the key's lock: evaluate, grow the log if it must, commit. */
+  private static Eval decide(KeyState memory, long t, long cost) {
+    Eval e = memory.evaluate(t, cost);
+    if (e.fits && cost > 0) {
+      memory.grow(t, cost);
+      memory.commit(t, cost, e);
+    }
+    return e;
   }
 
   private static ResolvedItem item(Rule rule, long cost) {
