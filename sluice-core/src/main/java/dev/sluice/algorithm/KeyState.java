@@ -13,9 +13,9 @@ import java.util.concurrent.locks.LockSupport;
  * The state of one (rule, key) in the memory store: the algorithm's per-window counters. Each
  * algorithm is one subclass, which also reads the value the Redis store keeps for a key into the
  * same report ({@link #reportStored}), so that both stores' reports come from one piece of code.
- * Guarded by its own lock
- * ({@link #lock()}); a request locks the states of all its items in {@link #order} to avoid
- * deadlock. A state removed by eviction is marked {@link #dead} under its lock, and a decider
+ *
+ * <p>Guarded by its own lock ({@link #lock()}); a request locks the states of all its items in
+ * {@link #order} to avoid deadlock. A state removed by eviction is marked {@link #dead} under its lock, and a decider
  * that finds it dead after locking looks the key up again, so no update is ever applied to a
  * discarded state.
  *
@@ -59,9 +59,9 @@ public abstract class KeyState {
   /** The latest time this key has seen; {@link Long#MIN_VALUE} before its first decision. */
   public long lastSeen = Long.MIN_VALUE;
   /**
-   * Whether the latest {@link dev.sluice.memory.MemoryStore#tryAcquire} decided under the lock was a denial: a
-   * hint, read without the lock, that the next one is likely a denial too and worth trying
-   * without the lock. A stale value costs only time.
+   * Whether the latest {@link dev.sluice.memory.MemoryStore#tryAcquire} decided under the lock
+   * was a denial: a hint, read without the lock, that the next one is likely a denial too and
+   * worth trying without the lock. A stale value costs only time.
    */
   public boolean denying;
   private final Eval scratch;
