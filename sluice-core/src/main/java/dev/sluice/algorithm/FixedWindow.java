@@ -22,7 +22,7 @@ public final class FixedWindow extends KeyState {
   }
 
   private long current(long now, int i) {
-    return index[i] == Math.floorDiv(now, periods[i]) ? count[i] : 0;
+    return Counters.count(index, count, i, Math.floorDiv(now, periods[i]));
   }
 
   @Override
@@ -40,12 +40,7 @@ public final class FixedWindow extends KeyState {
   @Override
   public void commit(long now, long cost, Eval e) {
     for (int i = 0; i < limits.length; i++) {
-      long cur = Math.floorDiv(now, periods[i]);
-      if (index[i] != cur) {
-        index[i] = cur;
-        count[i] = 0;
-      }
-      count[i] += cost;
+      Counters.add(index, count, i, Math.floorDiv(now, periods[i]), cost);
     }
   }
 

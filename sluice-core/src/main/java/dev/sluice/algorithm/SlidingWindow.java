@@ -59,8 +59,7 @@ public final class SlidingWindow extends KeyState {
 
   /** Count of bucket j of window i, 0 if its slot holds another bucket. */
   private long bucketCount(int i, long j) {
-    int s = slot(i, j);
-    return slotIndex[s] == j ? slotCount[s] : 0;
+    return Counters.count(slotIndex, slotCount, slot(i, j), j);
   }
 
   private long sum(long now, int i) {
@@ -98,12 +97,7 @@ public final class SlidingWindow extends KeyState {
   public void commit(long now, long cost, Eval e) {
     for (int i = 0; i < limits.length; i++) {
       long cur = Math.floorDiv(now, width[i]);
-      int s = slot(i, cur);
-      if (slotIndex[s] != cur) {
-        slotIndex[s] = cur;
-        slotCount[s] = 0;
-      }
-      slotCount[s] += cost;
+      Counters.add(slotIndex, slotCount, slot(i, cur), cur, cost);
     }
   }
 

@@ -60,16 +60,11 @@ class StoredValueProperties {
       ws.add(THREE_HOURS); // a window over 2^31 µs widens every slot to 6 bytes
     }
     Rule rule = Rule.builder("log").algorithm(Algorithm.SLIDING_LOG).windows(ws).build();
-    SlidingLog memory = new SlidingLog(ws);
     List<Long> units = new ArrayList<>();
     Random layout = new Random(layoutSeed);
-    long now = T0;
-    for (Step step : trace) {
-      now += step.advanceMicros();
-      long t = memory.clamp(now);
-      Eval e = decide(memory, t, step.cost());
-      if (e.fits) {
-        for (long u = 0; u < step.cost(); u++) {
+    replay(new SlidingLog(ws), trace, (memory, now, t, cost, fits) -> {
+      if (fits) {
+        for (long u = 0; u < cost; u++) {
           units.add(t);
         }
       }
@@ -77,41 +72,29 @@ class StoredValueProperties {
       // Somewhere inside a reply, as the store hands it over.
       byte[] reply = new byte[value.length + 24];
       System.arraycopy(value, 0, reply, 16, value.length);
-
-      List<WindowState> read = SlidingLog.reportStored(item(rule, step.cost()), e.fits, reply, 16, value.length, now);
-
-      assertThat(read).as("at %d µs, cost %d", now - T0, step.cost()).isEqualTo(report(memory, t, e));
-    }
+      return SlidingLog.reportStored(item(rule, cost), fits, reply, 16, value.length, now);
+    });
   }
 
   @Property(tries = 300)
   void aTokenBucketValueReportsAsTheMemoryStateWithTheSameArrivalTimes(@ForAll("windows") List<Window> ws,
       @ForAll("traces") List<Step> trace) {
     Rule rule = Rule.builder("tokens").algorithm(Algorithm.TOKEN_BUCKET).windows(ws).build();
-    TokenBucket memory = new TokenBucket(ws);
     // What token_bucket.lua's commit writes: TAT = max(TAT, t) + cost * T, from no TAT at all.
     long[] tat = new long[ws.size()];
-    long now = T0;
-    for (Step step : trace) {
-      now += step.advanceMicros();
-      long t = memory.clamp(now);
-      Eval e = decide(memory, t, step.cost());
-      if (e.fits) {
+    replay(new TokenBucket(ws), trace, (memory, now, t, cost, fits) -> {
+      if (fits) {
         for (int i = 0; i < ws.size(); i++) {
           Window w = ws.get(i);
-          tat[i] = Math.max(tat[i], t) + step.cost() * TokenBucket.emissionInterval(w.limit(), w.periodMicros());
+          tat[i] = Math.max(tat[i], t) + cost * TokenBucket.emissionInterval(w.limit(), w.periodMicros());
         }
       }
       ByteBuffer value = buffer(12 + 8 * ws.size()).putInt(0x5eed).putLong(memory.lastSeen);
       for (long x : tat) {
         value.putLong(x);
       }
-
-      List<WindowState> read = TokenBucket.reportStored(item(rule, step.cost()), e.fits, value.array(), 0,
-          value.capacity(), now);
-
-      assertThat(read).as("at %d µs, cost %d", now - T0, step.cost()).isEqualTo(report(memory, t, e));
-    }
+      return TokenBucket.reportStored(item(rule, cost), fits, value.array(), 0, value.capacity(), now);
+    });
   }
 
   @Example
@@ -131,14 +114,32 @@ class StoredValueProperties {
         .isInstanceOf(IllegalArgumentException.class).hasMessage("a token_bucket value of 28 bytes for 1 windows");
   }
 
-  /** As the memory store decides under the key's lock: evaluate, grow the log if it must, commit. */
-  private static Eval decide(KeyState memory, long t, long cost) {
-    Eval e = memory.evaluate(t, cost);
-    if (e.fits && cost > 0) {
-      memory.grow(t, cost);
-      memory.commit(t, cost, e);
+  /**
+   * The value after a step, read back: given the memory state as the step left it, the time
+   * asked for and the time decided at (never before the key's latest), the cost and the verdict.
+   */
+  private interface StoredAfter {
+    List<WindowState> read(KeyState memory, long now, long t, long cost, boolean fits);
+  }
+
+  /**
+   * Decides each step of {@code trace} on {@code memory} as the memory store does under the key's
+   * lock (evaluate, grow the log if it must, commit), and checks that the value written for it
+   * reads as the memory store's report of the step.
+   */
+  private static void replay(KeyState memory, List<Step> trace, StoredAfter stored) {
+    long now = T0;
+    for (Step step : trace) {
+      now += step.advanceMicros();
+      long t = memory.clamp(now);
+      Eval e = memory.evaluate(t, step.cost());
+      if (e.fits && step.cost() > 0) {
+        memory.grow(t, step.cost());
+        memory.commit(t, step.cost(), e);
+      }
+      assertThat(stored.read(memory, now, t, step.cost(), e.fits)).as("at %d µs, cost %d", now - T0, step.cost())
+          .isEqualTo(report(memory, t, e));
     }
-    return e;
   }
 
   private static ResolvedItem item(Rule rule, long cost) {
