@@ -2,8 +2,9 @@
  * Sluice's library: the limiter ({@code dev.sluice}), what a store implements
  * ({@code dev.sluice.spi}), the memory store ({@code dev.sluice.memory}) and the native YAML
  * configuration ({@code dev.sluice.config}). Everything else is internal: {@code dev.sluice.internal}
- * (the engine behind {@link dev.sluice.RateLimiter}) is exported to no one, and the YAML tree with
- * locations only to the service, which reads Envoy's files with it. {@code PublicApiTest} checks
+ * (the engine behind {@link dev.sluice.RateLimiter}) is exported to no one, {@code dev.sluice.algorithm}
+ * (each algorithm's state and the reading of a stored Redis value) only to the Redis store, and the
+ * YAML tree with locations only to the service, which reads Envoy's files with it. {@code PublicApiTest} checks
  * that no exported signature names a type of a package that is not exported.
  */
 @SuppressWarnings("module") // the service's module is not on this module's path when it compiles
@@ -18,4 +19,5 @@ module dev.sluice.core {
   exports dev.sluice.memory;
   exports dev.sluice.config;
   exports dev.sluice.config.yaml to dev.sluice.server;
+  exports dev.sluice.algorithm to dev.sluice.redis;
 }

@@ -101,9 +101,10 @@ class ModuleBoundaryTest {
   }
 
   @Test
-  void theMemoryStoresStateClassesAreNotVisibleEvenInAnExportedPackage() throws IOException {
-    String result = compile("import dev.sluice.memory.KeyState;", "KeyState state;");
+  void theAlgorithmStateClassesExportedToTheRedisStoreAreNotVisibleToOtherModules() throws IOException {
+    String result = compile("import dev.sluice.algorithm.KeyState;", "KeyState state;");
 
-    assertThat(result).startsWith("failed").contains("KeyState is not public in dev.sluice.memory");
+    assertThat(result).startsWith("failed").contains("package dev.sluice.algorithm is not visible")
+        .contains("which does not export it to module app");
   }
 }

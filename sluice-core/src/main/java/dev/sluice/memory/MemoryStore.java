@@ -8,6 +8,14 @@ import dev.sluice.RuleSet;
 import dev.sluice.Ticker;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
+import dev.sluice.algorithm.Eval;
+import dev.sluice.algorithm.FixedWindow;
+import dev.sluice.algorithm.Heap;
+import dev.sluice.algorithm.KeyState;
+import dev.sluice.algorithm.LeakyBucket;
+import dev.sluice.algorithm.SlidingLog;
+import dev.sluice.algorithm.SlidingWindow;
+import dev.sluice.algorithm.TokenBucket;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
@@ -156,22 +164,22 @@ public final class MemoryStore implements Store {
 
   static KeyState newState(Rule rule, List<Window> windows) {
     return switch (rule.algorithm()) {
-      case SLIDING_LOG -> new SlidingLogState(windows);
-      case SLIDING_WINDOW -> new SlidingWindowState(windows, rule.precision());
-      case FIXED_WINDOW -> new FixedWindowState(windows);
-      case TOKEN_BUCKET -> new TokenBucketState(windows);
-      case LEAKY_BUCKET -> new LeakyBucketState(windows, rule.maxWaitFor(windows).toNanos() / 1000);
+      case SLIDING_LOG -> new SlidingLog(windows);
+      case SLIDING_WINDOW -> new SlidingWindow(windows, rule.precision());
+      case FIXED_WINDOW -> new FixedWindow(windows);
+      case TOKEN_BUCKET -> new TokenBucket(windows);
+      case LEAKY_BUCKET -> new LeakyBucket(windows, LeakyBucket.maxWaitMicros(rule, windows));
     };
   }
 
   /** The heap bytes of {@link #newState}'s answer. */
   static long newStateBytes(Rule rule, List<Window> windows) {
     return switch (rule.algorithm()) {
-      case SLIDING_LOG -> SlidingLogState.bytesFor(windows);
-      case SLIDING_WINDOW -> SlidingWindowState.bytesFor(windows, rule.precision());
-      case FIXED_WINDOW -> FixedWindowState.bytes(windows.size());
-      case TOKEN_BUCKET -> TokenBucketState.bytes(windows.size());
-      case LEAKY_BUCKET -> LeakyBucketState.bytes(windows.size());
+      case SLIDING_LOG -> SlidingLog.bytesFor(windows);
+      case SLIDING_WINDOW -> SlidingWindow.bytesFor(windows, rule.precision());
+      case FIXED_WINDOW -> FixedWindow.bytes(windows.size());
+      case TOKEN_BUCKET -> TokenBucket.bytes(windows.size());
+      case LEAKY_BUCKET -> LeakyBucket.bytes(windows.size());
     };
   }
 
@@ -257,19 +265,20 @@ public final class MemoryStore implements Store {
     if (growth == 0) {
       return true;
     }
-    Budget.Refusal r = budget.reserve(s.account, 0, growth);
+    Budget.Account account = account(s);
+    Budget.Refusal r = budget.reserve(account, 0, growth);
     if (r == null || r == Budget.Refusal.RETIRED) {
       // RETIRED: a state of a table a rule change just retired, used once more; nothing counts it.
       s.grow(now, cost);
       return true;
     }
-    long retry = retryMicros(s.account, r, now);
+    long retry = retryMicros(account, r, now);
     long noGrowth = s.noGrowthAt(now, cost);
     if (noGrowth != Long.MAX_VALUE && (retry < 0 || noGrowth - now < retry)) {
       retry = Math.max(1, noGrowth - now);
     }
     markFull(e, retry);
-    countFull(s.account.rule);
+    countFull(account.rule);
     return false;
   }
 
@@ -292,7 +301,12 @@ public final class MemoryStore implements Store {
 
   /** Records, for store_full answers, when a state decided for the first time becomes idle. */
   private void firstDecided(KeyState s, long now) {
-    budget.idleAt(s.account, s.idleAt(now));
+    budget.idleAt(account(s), s.idleAt(now));
+  }
+
+  /** Where {@code s}'s bytes are counted: its table's account, set when it was created. */
+  private static Budget.Account account(KeyState s) {
+    return (Budget.Account) s.account;
   }
 
   @Override
@@ -305,10 +319,10 @@ public final class MemoryStore implements Store {
     return true;
   }
 
-  /** Refuses a {@code sliding_log} window whose log could not be held (see {@link SlidingLogState#check}). */
+  /** Refuses a {@code sliding_log} window whose log could not be held (see {@link SlidingLog#check}). */
   @Override
   public void check(Rule rule) {
-    SlidingLogState.check(rule);
+    SlidingLog.check(rule);
   }
 
   @Override

@@ -6,6 +6,7 @@ import dev.sluice.Algorithm;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
+import dev.sluice.algorithm.Heap;
 import dev.sluice.testing.FakeTicker;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;

@@ -8,6 +8,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
 import dev.sluice.Window;
+import dev.sluice.algorithm.KeyState;
 import dev.sluice.conformance.Bounds;
 import dev.sluice.conformance.Bounds.Admission;
 import dev.sluice.conformance.Threads;

@@ -5,6 +5,10 @@ import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
+import dev.sluice.algorithm.LeakyBucket;
+import dev.sluice.algorithm.SlidingLog;
+import dev.sluice.algorithm.SlidingWindow;
+import dev.sluice.algorithm.TokenBucket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,15 +30,6 @@ final class ItemShape {
   /** Periods, limits and max_wait up to 2^50 (µs: about 35 years): sums with times stay below 2^53. */
   static final long MAX_PERIOD = 1L << 50;
   static final long MAX_LIMIT = 1L << 50;
-  /** A sliding log of 10^7 units is a 60 MB string; larger limits should use sliding_window. */
-  static final long MAX_LOG_LIMIT = 10_000_000;
-  /**
-   * Log slots of 4 bytes reach 2^32 µs (71 minutes) from their base, which moves up when now
-   * outgrows them: periods up to 2^31 µs get them, so the base moves at most every 35 minutes.
-   */
-  static final long FOUR_BYTE_LOG_PERIOD = 1L << 31;
-  /** Log slots of 6 bytes reach 2^48 µs from their base; periods up to 2^46 µs get them, longer ones 8 bytes. */
-  static final long SIX_BYTE_LOG_PERIOD = 1L << 46;
   /** The fresh time of a rule whose state is never too old. */
   static final byte[] NO_FRESH_BOUND = ascii("false");
 
@@ -83,12 +78,11 @@ final class ItemShape {
         throw UnsupportedRuleException.window(rule, override, w, "the Redis store supports limits up to "
             + MAX_LIMIT + " (2^50)");
       }
-      if (rule.algorithm() == Algorithm.SLIDING_LOG && w.limit() > MAX_LOG_LIMIT) {
-        throw UnsupportedRuleException.window(rule, override, w, "the Redis store's sliding_log supports limits up to "
-            + MAX_LOG_LIMIT + "; use sliding_window for larger limits");
+      if (rule.algorithm() == Algorithm.SLIDING_LOG) {
+        SlidingLog.checkLimit(rule, override, w, SlidingLog.STORED_MAX_LIMIT, "the Redis store's");
       }
     }
-    if (rule.algorithm() == Algorithm.LEAKY_BUCKET && rule.maxWaitFor(windows).toNanos() / 1000 > MAX_PERIOD) {
+    if (rule.algorithm() == Algorithm.LEAKY_BUCKET && LeakyBucket.maxWaitMicros(rule, windows) > MAX_PERIOD) {
       throw new UnsupportedRuleException(rule.name(), UnsupportedRuleException.where(rule, override) + ": max_wait "
           + rule.maxWaitFor(windows) + ": the Redis store supports max_wait up to " + MAX_PERIOD + " µs (2^50)");
     }
@@ -119,36 +113,27 @@ final class ItemShape {
     for (Window w : windows) {
       longest = Math.max(longest, w.periodMicros());
     }
-    long extra = 0;
-    switch (rule.algorithm()) {
-      case SLIDING_LOG:
-        extra = logSlotWidth(longest);
-        break;
-      case LEAKY_BUCKET:
-        extra = rule.maxWaitFor(windows).toNanos() / 1000;
-        break;
-      default:
-        break;
-    }
+    long extra = switch (rule.algorithm()) {
+      case SLIDING_LOG -> SlidingLog.slotWidth(longest);
+      case LEAKY_BUCKET -> LeakyBucket.maxWaitMicros(rule, windows);
+      default -> 0;
+    };
     StringBuilder t = new StringBuilder();
     t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint))
         .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis);
     // Per window: limit, period, then only the numbers the algorithm uses (read_item in
-    // prelude.lua): each number costs the server a conversion on every call.
+    // prelude.lua), derived by the algorithm's class as for the memory store: each number costs
+    // the server a conversion on every call.
     for (Window w : windows) {
       long p = w.periodMicros();
       t.append(',').append(w.limit()).append(',').append(p);
       switch (rule.algorithm()) {
-        case TOKEN_BUCKET:
-        case LEAKY_BUCKET:
-          t.append(',').append(Math.max(1, (p + w.limit() - 1) / w.limit())); // emission interval, as the memory store
-          break;
-        case SLIDING_WINDOW:
-          long width = Math.max(1, (p + rule.precision() - 1) / rule.precision());
-          t.append(',').append(width).append(',').append((p + width - 1) / width); // bucket width and count
-          break;
-        default:
-          break;
+        case TOKEN_BUCKET, LEAKY_BUCKET -> t.append(',').append(TokenBucket.emissionInterval(w.limit(), p));
+        case SLIDING_WINDOW -> {
+          long width = SlidingWindow.bucketWidth(p, rule.precision());
+          t.append(',').append(width).append(',').append(SlidingWindow.bucketCount(p, width));
+        }
+        default -> { }
       }
     }
     t.append(']');
@@ -242,18 +227,6 @@ final class ItemShape {
     return end;
   }
 
-  /** Version of the sliding log's value layout (2: large rules keep per-window cursors). */
-  static final int SLIDING_LOG_LAYOUT = 3;
-
-  /**
-   * The bytes of a log slot for windows whose longest period is {@code longest} µs: as few as
-   * keep the base from moving often, since every byte of a value costs the server on every read
-   * and reply.
-   */
-  static int logSlotWidth(long longest) {
-    return longest <= FOUR_BYTE_LOG_PERIOD ? 4 : longest <= SIX_BYTE_LOG_PERIOD ? 6 : 8;
-  }
-
   /**
    * 32 bits of SHA-256 over everything that makes two rules unequal (as {@link Rule#equals}):
    * state written under one definition is not read under another, as in the memory store.
@@ -263,7 +236,7 @@ final class ItemShape {
     b.append(rule.name()).append('\n').append(rule.algorithm().configName()).append('\n');
     if (rule.algorithm() == Algorithm.SLIDING_LOG) {
       // The value's layout: values another layout wrote are treated as absent, not misread.
-      b.append("layout=").append(SLIDING_LOG_LAYOUT).append('\n');
+      b.append("layout=").append(SlidingLog.STORED_LAYOUT).append('\n');
     }
     windows(b, rule.windows());
     b.append("max_wait=").append(rule.hasExplicitMaxWait() ? rule.maxWait().toNanos() : "default").append('\n');

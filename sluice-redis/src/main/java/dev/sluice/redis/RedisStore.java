@@ -183,7 +183,8 @@ public final class RedisStore implements Store {
   /**
    * Refuses a rule with a window (its own or an override's) or a {@code max_wait} beyond what the
    * script's arithmetic represents exactly, or a {@code sliding_log} window above {@value
-   * ItemShape#MAX_LOG_LIMIT} units (see {@code docs/redis.md}, "Limits, refused when the rule is given to the store").
+   * dev.sluice.algorithm.SlidingLog#STORED_MAX_LIMIT} units (see {@code docs/redis.md}, "Limits,
+   * refused when the rule is given to the store").
    */
   @Override
   public void check(Rule rule) {

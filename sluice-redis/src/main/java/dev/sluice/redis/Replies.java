@@ -4,12 +4,13 @@ import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
+import dev.sluice.algorithm.SlidingLog;
+import dev.sluice.algorithm.TokenBucket;
 import dev.sluice.spi.ResolvedItem;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -21,12 +22,12 @@ import java.util.List;
  * remaining, retry (µs; 0: not exceeded, -1: never) and reset (µs) — or, for a one-item request
  * its algorithm decided in one pass, a single negative number, {@code -1 - reason - 4 * length},
  * standing for the key's value as decided (the value read, for a denial; the value written, for
- * an admission), which follows the numbers, after the values of the requests before it. From
- * that value the numbers are worked out here, exactly as the script's general path and the
- * memory store work them out from their state: the server then does no counting and no
+ * an admission), which follows the numbers, after the values of the requests before it. That
+ * value is read by the algorithm's class in {@code dev.sluice.algorithm}, the memory store's state,
+ * which reports on it as it reports on its own: the server then does no counting and no
  * arithmetic on the windows, and packs one number instead of a report's (see "Script cost" in
- * {@code docs/redis-internals.md}). Rounding to milliseconds is done here, exactly as the memory store does
- * it: up.
+ * {@code docs/redis-internals.md}). Rounding to milliseconds is done here, exactly as the memory
+ * store does it: up.
  */
 final class Replies {
   private static final DenyReason[] REASONS = {
@@ -34,15 +35,6 @@ final class Replies {
 
   private static final VarHandle LITTLE_ENDIAN_LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle LITTLE_ENDIAN_INT =
-      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle LITTLE_ENDIAN_SHORT =
-      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
-
-  /** The sliding log's header (sliding_log.lua): fp, last, base, head, size, seq. */
-  private static final int LOG_HEADER = 36;
-  /** Every other state's header (prelude.lua): fp, last. */
-  private static final int HEADER = 12;
 
   private Replies() {}
 
@@ -147,8 +139,8 @@ final class Replies {
         throw new MalformedReplyException("script reported a request of " + items.size() + " items by one value");
       }
       int code = (int) ((-1 - num(numbers, report.at())) & 3);
-      byte[] value = Arrays.copyOfRange(numbers, report.state(), report.state() + report.stateLength());
-      return List.of(fromState(items.get(0), REASONS[code], value, report.time()));
+      return List.of(fromState(items.get(0), REASONS[code], numbers, report.state(), report.stateLength(),
+          report.time()));
     }
     List<ItemDecision> out = new ArrayList<>(items.size());
     int p = report.at();
@@ -184,131 +176,25 @@ final class Replies {
 
   /**
    * The decision on {@code item} from its key's value as the script decided it at {@code now}: the
-   * value it read (a denial) or wrote (an admission). The numbers are those of the script's
-   * {@code report} for the algorithm, on the same state at the same time.
+   * value it read (a denial) or wrote (an admission), {@code length} bytes of {@code reply} at
+   * {@code from}. The algorithm's class reads it into the numbers the memory store would report
+   * on the same state at the same time, which are the script's {@code report}'s.
    */
-  private static ItemDecision fromState(ResolvedItem item, DenyReason reason, byte[] value, long now) {
+  private static ItemDecision fromState(ResolvedItem item, DenyReason reason, byte[] reply, int from, int length,
+      long now) {
     boolean allowed = reason == DenyReason.NONE;
-    List<WindowState> windows = switch (item.rule().algorithm()) {
-      case SLIDING_LOG -> slidingLog(item, allowed, value, now);
-      case TOKEN_BUCKET -> tokenBucket(item, allowed, value, now);
-      default -> throw new MalformedReplyException("script reported a " + item.rule().algorithm().configName()
-          + " decision by its value");
-    };
+    List<WindowState> windows;
+    try {
+      windows = switch (item.rule().algorithm()) {
+        case SLIDING_LOG -> SlidingLog.reportStored(item, allowed, reply, from, length, now);
+        case TOKEN_BUCKET -> TokenBucket.reportStored(item, allowed, reply, from, length, now);
+        default -> throw new MalformedReplyException("script reported a " + item.rule().algorithm().configName()
+            + " decision by its value");
+      };
+    } catch (IllegalArgumentException e) {
+      throw new MalformedReplyException("script reported " + e.getMessage(), e);
+    }
     return decision(item, reason, 0, windows);
-  }
-
-  /**
-   * sliding_log.lua's report on a small value: per window, remaining is the limit less the units
-   * of the newest min(limit, size) that are inside the window; retry (on a denial) is when the
-   * (limit - cost + 1)-th most recent unit leaves it; reset, when the newest does.
-   */
-  private static List<WindowState> slidingLog(ResolvedItem item, boolean allowed, byte[] v, long now) {
-    long longest = 0;
-    for (Window w : item.windows()) {
-      longest = Math.max(longest, w.periodMicros());
-    }
-    int width = ItemShape.logSlotWidth(longest);
-    if (v.length < LOG_HEADER + width || (v.length - LOG_HEADER) % width != 0) {
-      throw new MalformedReplyException("script reported a sliding_log value of " + v.length + " bytes");
-    }
-    Log log = new Log(v, width);
-    long t = Math.max(now, num64(v, 4));
-    long base = num64(v, 12);
-    long newest = log.size > 0 ? base + log.recent(1) : 0;
-    List<WindowState> windows = new ArrayList<>(item.windows().size());
-    for (Window w : item.windows()) {
-      long limit = w.limit();
-      long period = w.periodMicros();
-      long inside = log.inside(Math.min(limit, log.size), t - period - base);
-      long retry = 0;
-      if (!allowed) {
-        long k = limit - item.cost() + 1;
-        if (k <= log.size) {
-          retry = Math.max(0, base + log.recent(k) + period - t);
-        }
-      }
-      long reset = log.size > 0 ? Math.max(0, newest + period - t) : 0;
-      windows.add(window(w, limit - inside, retry, reset));
-    }
-    return windows;
-  }
-
-  /** A small sliding log value's ring: slot values (t - base), newest at head - 1. */
-  private static final class Log {
-    final byte[] v;
-    final int width;
-    final long len;
-    final long head;
-    final long size;
-
-    Log(byte[] v, int width) {
-      this.v = v;
-      this.width = width;
-      this.len = (v.length - LOG_HEADER) / width;
-      this.head = Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, 20));
-      this.size = Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, 24));
-      if (size > len || head >= len) {
-        throw new MalformedReplyException("script reported a sliding_log value holding " + size + " units at "
-            + head + " in " + len + " slots");
-      }
-    }
-
-    /** The slot value of the k-th most recent unit, 1 <= k <= size. */
-    long recent(long k) {
-      int off = LOG_HEADER + (int) Math.floorMod(head - k, len) * width;
-      if (width == 8) {
-        return num64(v, off);
-      }
-      if (width == 4) {
-        return Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, off));
-      }
-      return Integer.toUnsignedLong((int) LITTLE_ENDIAN_INT.get(v, off))
-          | (long) Short.toUnsignedInt((short) LITTLE_ENDIAN_SHORT.get(v, off + 4)) << 32;
-    }
-
-    /** How many of the newest {@code hi} units are after {@code floor} (units are in time order). */
-    long inside(long hi, long floor) {
-      long lo = 0;
-      // invariant: the lo newest are after floor; the (hi + 1)-th newest and older are not.
-      while (lo < hi) {
-        long mid = (lo + hi + 1) >>> 1;
-        if (recent(mid) > floor) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      return lo;
-    }
-  }
-
-  /**
-   * token_bucket.lua's report: per window, with T the emission interval and TAT its theoretical
-   * arrival time, remaining is the limit less the whole intervals TAT is ahead of now; reset, when
-   * TAT is reached; retry (on a denial), how far the cost overflows the bucket.
-   */
-  private static List<WindowState> tokenBucket(ResolvedItem item, boolean allowed, byte[] v, long now) {
-    List<Window> ws = item.windows();
-    if (v.length != HEADER + 8 * ws.size()) {
-      throw new MalformedReplyException("script reported a token_bucket value of " + v.length + " bytes for "
-          + ws.size() + " windows");
-    }
-    long t = Math.max(now, num64(v, 4));
-    List<WindowState> windows = new ArrayList<>(ws.size());
-    for (int i = 0; i < ws.size(); i++) {
-      Window w = ws.get(i);
-      long limit = w.limit();
-      long interval = Math.max(1, (w.periodMicros() + limit - 1) / limit);
-      long tat = num64(v, HEADER + 8 * i);
-      long backlog = Math.max(0, tat - t);
-      long retry = 0;
-      if (!allowed) {
-        retry = Math.max(0, Math.max(tat, t) + item.cost() * interval - t - limit * interval);
-      }
-      windows.add(window(w, limit - Math.floorDiv(backlog + interval - 1, interval), retry, backlog));
-    }
-    return windows;
   }
 
   /** The time at the start of a report given as numbers. */
@@ -322,10 +208,6 @@ final class Replies {
   /** The i-th int64 of a report. */
   static long num(byte[] report, int i) {
     return (long) LITTLE_ENDIAN_LONG.get(report, 8 * i);
-  }
-
-  private static long num64(byte[] v, int offset) {
-    return (long) LITTLE_ENDIAN_LONG.get(v, offset);
   }
 
   static long ceilMillis(long micros) {

@@ -1,6 +1,7 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import dev.sluice.DenyReason;
+import dev.sluice.Rule;
 import dev.sluice.Window;
 import java.util.List;
 
@@ -8,9 +9,10 @@ import java.util.List;
  * Shaping. Each window keeps the time its next unit may start; its slots are T = ⌈P/L⌉ apart.
  * A request starts at the latest of now and every window's next slot, waits (start − now), and
  * is denied if that wait exceeds {@code max_wait}. An admitted request of cost c moves every
- * window's next slot to start + c·T.
+ * window's next slot to start + c·T. The Redis store's {@code leaky_bucket.lua} keeps the same
+ * slots, from the same numbers: {@link #maxWaitMicros} and {@link TokenBucket#emissionInterval}.
  */
-final class LeakyBucketState extends KeyState {
+public final class LeakyBucket extends KeyState {
   /** interval, next; maxWait. */
   private static final long FIELDS = 2 * Heap.REF + 8;
 
@@ -18,28 +20,29 @@ final class LeakyBucketState extends KeyState {
   private final long[] next;
   private final long maxWait;
 
-  LeakyBucketState(List<Window> windows, long maxWaitMicros) {
+  public LeakyBucket(List<Window> windows, long maxWaitMicros) {
     super(windows);
     interval = new long[limits.length];
     next = new long[limits.length];
     for (int i = 0; i < limits.length; i++) {
-      interval[i] = TokenBucketState.emissionInterval(limits[i], periods[i]);
+      interval[i] = TokenBucket.emissionInterval(limits[i], periods[i]);
       next[i] = Long.MIN_VALUE;
     }
     maxWait = maxWaitMicros;
   }
 
+  /** The longest wait of {@code rule}'s items whose windows are {@code windows}, in µs. */
+  public static long maxWaitMicros(Rule rule, List<Window> windows) {
+    return rule.maxWaitFor(windows).toNanos() / 1000;
+  }
+
   @Override
   void evaluate(long now, long cost, Eval e) {
-    e.fits = true;
     long start = now;
     for (long n : next) {
       start = Math.max(start, n);
     }
     e.startMicros = start;
-    if (costTooLarge(cost, e)) {
-      return;
-    }
     for (int i = 0; i < limits.length; i++) {
       long over = ahead(next[i], now) - maxWait;
       if (over > 0) {
@@ -52,7 +55,7 @@ final class LeakyBucketState extends KeyState {
   }
 
   @Override
-  void commit(long now, long cost, Eval e) {
+  public void commit(long now, long cost, Eval e) {
     if (cost == 0) {
       return;
     }
@@ -76,22 +79,12 @@ final class LeakyBucketState extends KeyState {
   }
 
   @Override
-  boolean idle(long now) {
-    for (long n : next) {
-      if (n > now) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
-  long bytes() {
+  public long bytes() {
     return bytes(limits.length);
   }
 
   /** {@link #bytes()} of a state for {@code windows} windows. */
-  static long bytes(int windows) {
+  public static long bytes(int windows) {
     return baseBytes(FIELDS, windows) + 2 * Heap.longs(windows);
   }
 }

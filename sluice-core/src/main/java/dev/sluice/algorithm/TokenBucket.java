@@ -1,22 +1,25 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import dev.sluice.DenyReason;
 import dev.sluice.Window;
+import dev.sluice.WindowState;
+import dev.sluice.spi.ResolvedItem;
 import java.util.List;
 
 /**
  * GCRA, one theoretical arrival time (TAT) per window. The emission interval is T = ⌈P/L⌉
  * microseconds (rounded up, so the refill rate never exceeds L/P) and the burst tolerance is
- * L·T: an empty bucket holds L units. Cost c fits when max(TAT, now) + c·T − now ≤ L·T.
+ * L·T: an empty bucket holds L units. Cost c fits when max(TAT, now) + c·T − now ≤ L·T. The
+ * Redis store's {@code token_bucket.lua} keeps the same TATs, which {@link #reportStored} reads.
  */
-final class TokenBucketState extends KeyState {
+public final class TokenBucket extends KeyState {
   /** interval, tat. */
   private static final long FIELDS = 2 * Heap.REF;
 
   private final long[] interval;
   private final long[] tat;
 
-  TokenBucketState(List<Window> windows) {
+  public TokenBucket(List<Window> windows) {
     super(windows);
     interval = new long[limits.length];
     tat = new long[limits.length];
@@ -26,17 +29,16 @@ final class TokenBucketState extends KeyState {
     }
   }
 
-  static long emissionInterval(long limit, long period) {
+  /**
+   * T for a window of {@code limit} units per {@code period} µs; also the Redis script's per-window
+   * argument ({@code token_bucket.lua}, {@code leaky_bucket.lua}).
+   */
+  public static long emissionInterval(long limit, long period) {
     return Math.max(1, (period + limit - 1) / limit);
   }
 
   @Override
   void evaluate(long now, long cost, Eval e) {
-    e.fits = true;
-    e.startMicros = now;
-    if (costTooLarge(cost, e)) {
-      return;
-    }
     for (int i = 0; i < limits.length; i++) {
       long excess = excess(i, tat[i], now, cost);
       if (excess > 0) {
@@ -65,7 +67,7 @@ final class TokenBucketState extends KeyState {
   }
 
   @Override
-  void commit(long now, long cost, Eval e) {
+  public void commit(long now, long cost, Eval e) {
     if (cost == 0) {
       return;
     }
@@ -86,22 +88,33 @@ final class TokenBucketState extends KeyState {
   }
 
   @Override
-  boolean idle(long now) {
-    for (long t : tat) {
-      if (t > now) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
-  long bytes() {
+  public long bytes() {
     return bytes(limits.length);
   }
 
   /** {@link #bytes()} of a state for {@code windows} windows. */
-  static long bytes(int windows) {
+  public static long bytes(int windows) {
     return baseBytes(FIELDS, windows) + 2 * Heap.longs(windows);
+  }
+
+  /**
+   * The report of a decision on {@code item} from the value {@code token_bucket.lua} keeps for its
+   * key ({@code length} bytes of {@code b} at {@code from}: the header, then each window's TAT as
+   * an int64), decided at {@code now}: the value written by an admission, or read by a denial.
+   *
+   * @throws IllegalArgumentException if those bytes are not a value for the item's windows
+   */
+  public static List<WindowState> reportStored(ResolvedItem item, boolean allowed, byte[] b, int from, int length,
+      long now) {
+    List<Window> windows = item.windows();
+    if (length != StoredValue.HEADER + 8 * windows.size()) {
+      throw new IllegalArgumentException("a token_bucket value of " + length + " bytes for " + windows.size()
+          + " windows");
+    }
+    TokenBucket s = new TokenBucket(windows);
+    for (int i = 0; i < windows.size(); i++) {
+      s.tat[i] = StoredValue.int64(b, from + StoredValue.HEADER + 8 * i);
+    }
+    return s.reportStored(StoredValue.last(b, from), now, item.cost(), allowed);
   }
 }

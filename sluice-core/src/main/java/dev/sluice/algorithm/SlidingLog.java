@@ -1,4 +1,4 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import dev.sluice.Algorithm;
 import dev.sluice.DenyReason;
@@ -6,6 +6,8 @@ import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
+import dev.sluice.WindowState;
+import dev.sluice.spi.ResolvedItem;
 import java.util.List;
 
 /**
@@ -14,8 +16,12 @@ import java.util.List;
  * has room for cost c exactly when its (L−c+1)-th most recent unit is older than now − P, which
  * is one array read. The ring grows with use, so a key costs 8 bytes per unit admitted within
  * its longest window.
+ *
+ * <p>The Redis store's {@code sliding_log.lua} keeps the same ring in a string: a header, then
+ * each unit's time as an offset from a base time, in slots as narrow as the longest window
+ * allows ({@link #slotWidth}); {@link #reportStored} reads it.
  */
-final class SlidingLogState extends KeyState {
+public final class SlidingLog extends KeyState {
   /** capacity, head, size; ring. */
   private static final long FIELDS = 3 * 4 + Heap.REF;
   private static final int INITIAL = 8;
@@ -25,30 +31,64 @@ final class SlidingLogState extends KeyState {
   private int head; // next write position
   private int size;
 
-  /** The largest limit of a window: the log is one array. */
+  /** The largest limit of a window in the memory store: the log is one array. */
   static final long MAX_LIMIT = Integer.MAX_VALUE - 8;
 
+  /** The largest limit of a window in the Redis store: a log of 10^7 units is a 60 MB string. */
+  public static final long STORED_MAX_LIMIT = 10_000_000;
+  /**
+   * The version of the stored value's layout, part of the rule's fingerprint there, so that
+   * values of another layout are treated as absent, not misread.
+   */
+  public static final int STORED_LAYOUT = 3;
+  /** The stored value's header: fingerprint, latest time, base, head, size, seq. */
+  private static final int STORED_HEADER = 36;
+  /**
+   * Slots of 4 bytes reach 2^32 µs (71 minutes) from their base, which moves up when now
+   * outgrows them: periods up to 2^31 µs get them, so the base moves at most every 35 minutes.
+   */
+  private static final long FOUR_BYTE_PERIOD = 1L << 31;
+  /** Slots of 6 bytes reach 2^48 µs from their base; periods up to 2^46 µs get them, longer ones 8 bytes. */
+  private static final long SIX_BYTE_PERIOD = 1L << 46;
+
   /** @throws UnsupportedRuleException if a window of {@code rule}, or of an override, is beyond {@link #MAX_LIMIT} */
-  static void check(Rule rule) {
+  public static void check(Rule rule) {
     if (rule.algorithm() != Algorithm.SLIDING_LOG) {
       return;
     }
-    check(rule, null, rule.windows());
-    for (KeyOverride o : rule.overrides()) {
-      check(rule, o, o.windows());
+    for (Window w : rule.windows()) {
+      checkLimit(rule, null, w, MAX_LIMIT, "the memory store's");
     }
-  }
-
-  private static void check(Rule rule, KeyOverride override, List<Window> windows) {
-    for (Window w : windows) {
-      if (w.limit() > MAX_LIMIT) {
-        throw UnsupportedRuleException.window(rule, override, w, "the memory store's sliding_log supports limits up to "
-            + MAX_LIMIT + "; use sliding_window for larger limits");
+    for (KeyOverride o : rule.overrides()) {
+      for (Window w : o.windows()) {
+        checkLimit(rule, o, w, MAX_LIMIT, "the memory store's");
       }
     }
   }
 
-  SlidingLogState(List<Window> windows) {
+  /**
+   * Refuses window {@code w} of {@code rule} (or of {@code override}) if its limit is beyond
+   * {@code max}, the largest log that {@code store} (as in "the memory store's") can hold.
+   *
+   * @throws UnsupportedRuleException naming the rule, the window and the store's maximum
+   */
+  public static void checkLimit(Rule rule, KeyOverride override, Window w, long max, String store) {
+    if (w.limit() > max) {
+      throw UnsupportedRuleException.window(rule, override, w, store + " sliding_log supports limits up to "
+          + max + "; use sliding_window for larger limits");
+    }
+  }
+
+  /**
+   * The bytes of a stored slot for windows whose longest period is {@code longest} µs: as few as
+   * keep the base from moving often, since every byte of a value costs the Redis server on every
+   * read and reply. Also the Redis script's argument for the rule.
+   */
+  public static int slotWidth(long longest) {
+    return longest <= FOUR_BYTE_PERIOD ? 4 : longest <= SIX_BYTE_PERIOD ? 6 : 8;
+  }
+
+  public SlidingLog(List<Window> windows) {
     super(windows);
     long max = 0;
     for (long l : limits) {
@@ -72,11 +112,6 @@ final class SlidingLogState extends KeyState {
 
   @Override
   void evaluate(long now, long cost, Eval e) {
-    e.fits = true;
-    e.startMicros = now;
-    if (costTooLarge(cost, e)) {
-      return;
-    }
     for (int i = 0; i < limits.length; i++) {
       long k = limits[i] - cost + 1; // the unit that must have left the window
       if (k <= size) {
@@ -121,7 +156,7 @@ final class SlidingLogState extends KeyState {
   }
 
   @Override
-  void commit(long now, long cost, Eval e) {
+  public void commit(long now, long cost, Eval e) {
     // growthFor/grow made the ring long enough: a full ring's oldest unit has left every window,
     // so overwriting it loses nothing.
     for (long u = 0; u < cost; u++) {
@@ -159,13 +194,13 @@ final class SlidingLogState extends KeyState {
   }
 
   @Override
-  long growthFor(long now, long cost) {
+  public long growthFor(long now, long cost) {
     int n = lengthFor(now, cost);
     return n == 0 ? 0 : Heap.longs(n) - Heap.longs(ring.length);
   }
 
   @Override
-  void grow(long now, long cost) {
+  public void grow(long now, long cost) {
     int n = lengthFor(now, cost);
     if (n == 0) {
       return;
@@ -180,7 +215,7 @@ final class SlidingLogState extends KeyState {
   }
 
   @Override
-  long noGrowthAt(long now, long cost) {
+  public long noGrowthAt(long now, long cost) {
     // The ring holds the cost without growing once its (length − cost + 1)-th most recent unit
     // has left the longest window.
     long k = ring.length - cost + 1;
@@ -191,12 +226,12 @@ final class SlidingLogState extends KeyState {
   }
 
   @Override
-  long bytes() {
+  public long bytes() {
     return baseBytes(FIELDS, limits.length) + Heap.longs(ring.length);
   }
 
   /** {@link #bytes()} of a new state for {@code windows}. */
-  static long bytesFor(List<Window> windows) {
+  public static long bytesFor(List<Window> windows) {
     long max = 0;
     for (Window w : windows) {
       max = Math.max(max, w.limit());
@@ -239,7 +274,48 @@ final class SlidingLogState extends KeyState {
   }
 
   @Override
-  boolean idle(long now) {
+  public boolean idle(long now) {
     return size == 0 || recent(1) + longestPeriod <= now;
+  }
+
+  /**
+   * The report of a decision on {@code item} from the value {@code sliding_log.lua} keeps for its
+   * key ({@code length} bytes of {@code b} at {@code from}), decided at {@code now}: the value
+   * written by an admission, or read by a denial. The value is the header (fingerprint, latest
+   * time, base, head, size, seq) and a ring of slots, each a unit's time less base; the newest
+   * unit is in the slot before head.
+   *
+   * @throws IllegalArgumentException if those bytes are not such a value for the item's windows
+   */
+  public static List<WindowState> reportStored(ResolvedItem item, boolean allowed, byte[] b, int from, int length,
+      long now) {
+    long longest = 0;
+    for (Window w : item.windows()) {
+      longest = Math.max(longest, w.periodMicros());
+    }
+    int width = slotWidth(longest);
+    if (length < STORED_HEADER + width || (length - STORED_HEADER) % width != 0) {
+      throw new IllegalArgumentException("a sliding_log value of " + length + " bytes");
+    }
+    long len = (length - STORED_HEADER) / width;
+    long head = StoredValue.uint32(b, from + 20);
+    long size = StoredValue.uint32(b, from + 24);
+    if (size > len || head >= len) {
+      throw new IllegalArgumentException("a sliding_log value holding " + size + " units at " + head + " in " + len
+          + " slots");
+    }
+    long base = StoredValue.int64(b, from + 12);
+    // The units, oldest first, as this class keeps them: absolute times in a full ring.
+    SlidingLog s = new SlidingLog(item.windows());
+    long[] ring = new long[(int) size];
+    for (int k = 1; k <= size; k++) {
+      int at = from + STORED_HEADER + (int) Math.floorMod(head - k, len) * width;
+      long slot = width == 4 ? StoredValue.uint32(b, at) : width == 6 ? StoredValue.uint48(b, at) : StoredValue.int64(b, at);
+      ring[(int) size - k] = base + slot;
+    }
+    s.ring = ring;
+    s.head = 0;
+    s.size = (int) size;
+    return s.reportStored(StoredValue.last(b, from), now, item.cost(), allowed);
   }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import dev.sluice.DenyReason;
 import java.util.Arrays;
@@ -8,13 +8,13 @@ import java.util.Arrays;
  * it only under its lock, from evaluation until the decision's report is built, so a decision
  * allocates none.
  */
-final class Eval {
-  final boolean[] exceeded;
-  final long[] retryMicros;
-  boolean fits;
+public final class Eval {
+  public final boolean[] exceeded;
+  public final long[] retryMicros;
+  public boolean fits;
   /** For shaping: when the item would start, in store microseconds. */
-  long startMicros;
-  DenyReason reason = DenyReason.NONE;
+  public long startMicros;
+  public DenyReason reason = DenyReason.NONE;
 
   Eval(int windows) {
     exceeded = new boolean[windows];

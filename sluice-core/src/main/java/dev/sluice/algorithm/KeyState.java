@@ -1,4 +1,4 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import dev.sluice.DenyReason;
 import dev.sluice.Window;
@@ -10,9 +10,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The state of one (rule, key): the algorithm's per-window counters. Guarded by its own lock
- * ({@link #lock()}); a request locks the states of all its items in {@link #order} to avoid
- * deadlock. A state removed by eviction is marked {@link #dead} under its lock, and a decider
+ * The state of one (rule, key) in the memory store: the algorithm's per-window counters. Each
+ * algorithm is one subclass, which also reads the value the Redis store keeps for a key into the
+ * same report ({@link #reportStored}), so that both stores' reports come from one piece of code.
+ *
+ * <p>Guarded by its own lock ({@link #lock()}); a request locks the states of all its items in
+ * {@link #order} to avoid deadlock. A state removed by eviction is marked {@link #dead} under its lock, and a decider
  * that finds it dead after locking looks the key up again, so no update is ever applied to a
  * discarded state.
  *
@@ -29,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  * already seen is treated as the latest seen (explicit times in tests, clocks of failed-over
  * Redis servers).
  */
-abstract class KeyState {
+public abstract class KeyState {
   private static final AtomicLong SEQUENCE = new AtomicLong();
   private static final VarHandle VERSION;
   /** This class's fields: four longs, four references, two booleans. */
@@ -47,21 +50,26 @@ abstract class KeyState {
   @SuppressWarnings("unused") // through VERSION
   private volatile long version;
 
-  final long order = SEQUENCE.getAndIncrement();
+  public final long order = SEQUENCE.getAndIncrement();
   final long[] limits;
   final long[] periods;
   final long longestPeriod;
-  boolean dead;
-  long lastSeen = Long.MIN_VALUE;
+  /** Removed from the store (under the lock): a decider that finds it so looks the key up again. */
+  public boolean dead;
+  /** The latest time this key has seen; {@link Long#MIN_VALUE} before its first decision. */
+  public long lastSeen = Long.MIN_VALUE;
   /**
-   * Whether the latest {@link MemoryStore#tryAcquire} decided under the lock was a denial: a
-   * hint, read without the lock, that the next one is likely a denial too and worth trying
-   * without the lock. A stale value costs only time.
+   * Whether the latest {@link dev.sluice.memory.MemoryStore#tryAcquire} decided under the lock
+   * was a denial: a hint, read without the lock, that the next one is likely a denial too and
+   * worth trying without the lock. A stale value costs only time.
    */
-  boolean denying;
+  public boolean denying;
   private final Eval scratch;
-  /** Where this state's bytes are counted; set before the state is published. */
-  Budget.Account account;
+  /**
+   * Where the memory store counts this state's bytes (its {@code Budget.Account}); set before the
+   * state is published. Typed loosely so that this package does not depend on the store's.
+   */
+  public Object account;
 
   KeyState(List<Window> windows) {
     int n = windows.size();
@@ -81,13 +89,17 @@ abstract class KeyState {
    * Evaluates {@code cost} at {@code now} into this state's scratch space, which stays valid
    * until the next evaluation: callers hold the lock from here until the report is built.
    */
-  final Eval evaluate(long now, long cost) {
+  public final Eval evaluate(long now, long cost) {
     Eval e = scratch.reset();
-    evaluate(now, cost, e);
+    e.fits = true;
+    e.startMicros = now;
+    if (!costTooLarge(cost, e)) {
+      evaluate(now, cost, e);
+    }
     return e;
   }
 
-  final void lock() {
+  public final void lock() {
     long v = (long) VERSION.getOpaque(this);
     if ((v & 1) != 0 || !VERSION.compareAndSet(this, v, v + 1)) {
       lockContended();
@@ -110,13 +122,13 @@ abstract class KeyState {
     }
   }
 
-  final void unlock() {
+  public final void unlock() {
     // Only the holder writes the version while it is odd.
     VERSION.setRelease(this, (long) VERSION.get(this) + 1);
   }
 
   /** The lock's version: it moves on every locking and unlocking. */
-  final long version() {
+  public final long version() {
     return (long) VERSION.getAcquire(this);
   }
 
@@ -127,7 +139,7 @@ abstract class KeyState {
    * A true answer was read from one consistent state: the version was even before the reads and
    * unchanged after them, so no decision committed in between.
    */
-  final boolean deniesWithoutLock(long now, long cost) {
+  public final boolean deniesWithoutLock(long now, long cost) {
     long v = (long) VERSION.getAcquire(this);
     if ((v & 1) != 0 || dead || now < lastSeen) {
       return false;
@@ -147,11 +159,11 @@ abstract class KeyState {
     return false;
   }
 
-  final int windows() {
+  public final int windows() {
     return limits.length;
   }
 
-  final long clamp(long now) {
+  public final long clamp(long now) {
     if (now < lastSeen) {
       return lastSeen;
     }
@@ -161,12 +173,13 @@ abstract class KeyState {
 
   /**
    * Whether {@code cost} fits now in every window; fills {@code e} with each window's verdict and
-   * time until the cost would fit. Changes nothing.
+   * time until the cost would fit. Changes nothing. {@code e} arrives saying "fits, starting now",
+   * and {@code cost} is within every window's limit (a larger one was denied before).
    */
   abstract void evaluate(long now, long cost, Eval e);
 
   /** Consumes {@code cost} at {@code now}; called only after {@link #evaluate} said it fits. */
-  abstract void commit(long now, long cost, Eval e);
+  public abstract void commit(long now, long cost, Eval e);
 
   /** Whole units still available in window {@code i} now. */
   abstract long remaining(long now, int i);
@@ -174,15 +187,25 @@ abstract class KeyState {
   /** Microseconds until window {@code i} is back to its full limit. */
   abstract long resetMicros(long now, int i);
 
-  /** Whether every window is empty at {@code now}, so the state can be forgotten. */
-  abstract boolean idle(long now);
+  /**
+   * Whether every window is empty at {@code now}, so the state can be forgotten: none has
+   * anything left to reset.
+   */
+  public boolean idle(long now) {
+    for (int i = 0; i < limits.length; i++) {
+      if (resetMicros(now, i) > 0) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   /**
    * When this state becomes idle if no further units are admitted: {@code now} if it is idle
    * already. It never moves earlier as units are admitted, so a time read once is a lower bound
    * for good.
    */
-  final long idleAt(long now) {
+  public final long idleAt(long now) {
     long t = Math.max(now, lastSeen);
     long latest = 0;
     for (int i = 0; i < limits.length; i++) {
@@ -196,23 +219,23 @@ abstract class KeyState {
    * must grow); 0 for states of fixed size. Called under the lock, after {@link #evaluate} said
    * it fits and before {@link #commit}.
    */
-  long growthFor(long now, long cost) {
+  public long growthFor(long now, long cost) {
     return 0;
   }
 
   /** Makes the room {@link #growthFor} counted, once the store has granted those bytes. */
-  void grow(long now, long cost) {}
+  public void grow(long now, long cost) {}
 
   /**
    * When a commit of {@code cost} would no longer need {@link #growthFor} bytes if no other units
    * were admitted meanwhile; {@link Long#MAX_VALUE} if never.
    */
-  long noGrowthAt(long now, long cost) {
+  public long noGrowthAt(long now, long cost) {
     return Long.MAX_VALUE;
   }
 
   /** The heap bytes this state holds: the object, its arrays and its scratch space. */
-  abstract long bytes();
+  public abstract long bytes();
 
   /**
    * The heap bytes of a state with {@code w} windows whose class adds {@code subclassFields}
@@ -223,8 +246,25 @@ abstract class KeyState {
     return Heap.object(FIELDS + subclassFields) + 2 * Heap.longs(w) + Eval.bytes(w);
   }
 
+  /**
+   * The report of a decision at {@code now} on this state as read from the Redis store, whose
+   * value recorded {@code last} as the key's latest time: the numbers the memory store reports,
+   * on the same state at the same time. An admission's value is the one written, so no window is
+   * exceeded; a denial's is the one read, evaluated again for each window's verdict and retry.
+   */
+  final List<WindowState> reportStored(long last, long now, long cost, boolean allowed) {
+    lastSeen = last;
+    long t = clamp(now);
+    Eval e = allowed ? scratch.reset() : evaluate(t, cost);
+    WindowState[] out = new WindowState[limits.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = report(t, i, e);
+    }
+    return List.of(out);
+  }
+
   /** Marks windows whose limit is below {@code cost}: such a cost can never be admitted. */
-  final boolean costTooLarge(long cost, Eval e) {
+  private boolean costTooLarge(long cost, Eval e) {
     boolean any = false;
     for (int i = 0; i < limits.length; i++) {
       if (cost > limits[i]) {
@@ -240,7 +280,7 @@ abstract class KeyState {
     return any;
   }
 
-  final WindowState report(long now, int i, Eval e) {
+  public final WindowState report(long now, int i, Eval e) {
     long retry = e.exceeded[i] ? e.retryMicros[i] : 0;
     return new WindowState(limits[i], periods[i] / 1000, remaining(now, i),
         retry < 0 ? WindowState.NEVER : ceilMillis(retry), ceilMillis(resetMicros(now, i)), e.exceeded[i]);
@@ -250,11 +290,11 @@ abstract class KeyState {
    * How far {@code t} lies after {@code now}, 0 if not after. States start their schedules at
    * {@link Long#MIN_VALUE} ("never"), and {@code t - now} would overflow for them.
    */
-  static long ahead(long t, long now) {
+  public static long ahead(long t, long now) {
     return t > now ? t - now : 0;
   }
 
-  static long ceilMillis(long micros) {
+  public static long ceilMillis(long micros) {
     return micros <= 0 ? 0 : (micros + 999) / 1000;
   }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +36,7 @@ class SequenceLockTest {
     }
 
     @Override
-    void commit(long now, long cost, Eval e) {}
+    public void commit(long now, long cost, Eval e) {}
 
     @Override
     long remaining(long now, int i) {
@@ -49,12 +49,12 @@ class SequenceLockTest {
     }
 
     @Override
-    boolean idle(long now) {
+    public boolean idle(long now) {
       return true;
     }
 
     @Override
-    long bytes() {
+    public long bytes() {
       return 0;
     }
   }

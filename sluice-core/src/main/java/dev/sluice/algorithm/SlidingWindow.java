@@ -1,4 +1,4 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import dev.sluice.DenyReason;
 import dev.sluice.Window;
@@ -11,9 +11,11 @@ import java.util.List;
  * never admits more than the exact log would. Its error is the other way: an admission at a is
  * held until its bucket leaves, (⌊a/w⌋ + n + 1)·w, which is after a + P by at most
  * X = (n+1)·w − P. X is one bucket width w when w divides P, and less than 2·w otherwise (for
- * P = 1 s and B = 3, w = 333,334 µs and X = 333,336 µs).
+ * P = 1 s and B = 3, w = 333,334 µs and X = 333,336 µs). The Redis store's
+ * {@code sliding_window.lua} keeps the same buckets, sized by {@link #bucketWidth} and
+ * {@link #bucketCount}.
  */
-final class SlidingWindowState extends KeyState {
+public final class SlidingWindow extends KeyState {
   /** width, buckets, base, slotIndex, slotCount. */
   private static final long FIELDS = 5 * Heap.REF;
 
@@ -23,7 +25,7 @@ final class SlidingWindowState extends KeyState {
   private final long[] slotIndex;
   private final long[] slotCount;
 
-  SlidingWindowState(List<Window> windows, int precision) {
+  public SlidingWindow(List<Window> windows, int precision) {
     super(windows);
     int n = limits.length;
     width = new long[n];
@@ -31,8 +33,8 @@ final class SlidingWindowState extends KeyState {
     base = new int[n];
     int total = 0;
     for (int i = 0; i < n; i++) {
-      width[i] = Math.max(1, (periods[i] + precision - 1) / precision);
-      buckets[i] = (int) ((periods[i] + width[i] - 1) / width[i]);
+      width[i] = bucketWidth(periods[i], precision);
+      buckets[i] = (int) bucketCount(periods[i], width[i]);
       base[i] = total;
       total += buckets[i] + 1;
     }
@@ -41,14 +43,23 @@ final class SlidingWindowState extends KeyState {
     java.util.Arrays.fill(slotIndex, Long.MIN_VALUE);
   }
 
+  /** w, in µs, for a window of {@code period} µs at {@code precision}. */
+  public static long bucketWidth(long period, int precision) {
+    return Math.max(1, (period + precision - 1) / precision);
+  }
+
+  /** n, the buckets that cover a window of {@code period} µs, each {@code width} µs wide. */
+  public static long bucketCount(long period, long width) {
+    return (period + width - 1) / width;
+  }
+
   private int slot(int i, long bucket) {
     return base[i] + (int) Math.floorMod(bucket, (long) buckets[i] + 1);
   }
 
   /** Count of bucket j of window i, 0 if its slot holds another bucket. */
   private long bucketCount(int i, long j) {
-    int s = slot(i, j);
-    return slotIndex[s] == j ? slotCount[s] : 0;
+    return Counters.count(slotIndex, slotCount, slot(i, j), j);
   }
 
   private long sum(long now, int i) {
@@ -62,11 +73,6 @@ final class SlidingWindowState extends KeyState {
 
   @Override
   void evaluate(long now, long cost, Eval e) {
-    e.fits = true;
-    e.startMicros = now;
-    if (costTooLarge(cost, e)) {
-      return;
-    }
     for (int i = 0; i < limits.length; i++) {
       long used = sum(now, i);
       if (used + cost > limits[i]) {
@@ -88,15 +94,10 @@ final class SlidingWindowState extends KeyState {
   }
 
   @Override
-  void commit(long now, long cost, Eval e) {
+  public void commit(long now, long cost, Eval e) {
     for (int i = 0; i < limits.length; i++) {
       long cur = Math.floorDiv(now, width[i]);
-      int s = slot(i, cur);
-      if (slotIndex[s] != cur) {
-        slotIndex[s] = cur;
-        slotCount[s] = 0;
-      }
-      slotCount[s] += cost;
+      Counters.add(slotIndex, slotCount, slot(i, cur), cur, cost);
     }
   }
 
@@ -117,17 +118,7 @@ final class SlidingWindowState extends KeyState {
   }
 
   @Override
-  boolean idle(long now) {
-    for (int i = 0; i < limits.length; i++) {
-      if (sum(now, i) != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
-  long bytes() {
+  public long bytes() {
     return bytes(limits.length, slotIndex.length);
   }
 
@@ -136,12 +127,11 @@ final class SlidingWindowState extends KeyState {
   }
 
   /** {@link #bytes()} of a new state for {@code windows} at {@code precision}. */
-  static long bytesFor(List<Window> windows, int precision) {
+  public static long bytesFor(List<Window> windows, int precision) {
     long slots = 0;
     for (Window w : windows) {
       long period = w.periodMicros();
-      long width = Math.max(1, (period + precision - 1) / precision);
-      slots += (period + width - 1) / width + 1;
+      slots += bucketCount(period, bucketWidth(period, precision)) + 1;
     }
     return bytes(windows.size(), (int) slots);
   }

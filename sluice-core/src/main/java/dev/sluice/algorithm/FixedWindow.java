@@ -1,34 +1,32 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import dev.sluice.DenyReason;
 import dev.sluice.Window;
 import java.util.List;
 
-/** One counter per window, for the window aligned at a multiple of P since the Unix epoch. */
-final class FixedWindowState extends KeyState {
+/**
+ * One counter per window, for the window aligned at a multiple of P since the Unix epoch. The
+ * Redis store's {@code fixed_window.lua} keeps the same counters and needs no derived numbers.
+ */
+public final class FixedWindow extends KeyState {
   /** index, count. */
   private static final long FIELDS = 2 * Heap.REF;
 
   private final long[] index;
   private final long[] count;
 
-  FixedWindowState(List<Window> windows) {
+  public FixedWindow(List<Window> windows) {
     super(windows);
     index = new long[limits.length];
     count = new long[limits.length];
   }
 
   private long current(long now, int i) {
-    return index[i] == Math.floorDiv(now, periods[i]) ? count[i] : 0;
+    return Counters.count(index, count, i, Math.floorDiv(now, periods[i]));
   }
 
   @Override
   void evaluate(long now, long cost, Eval e) {
-    e.fits = true;
-    e.startMicros = now;
-    if (costTooLarge(cost, e)) {
-      return;
-    }
     for (int i = 0; i < limits.length; i++) {
       if (current(now, i) + cost > limits[i]) {
         e.exceeded[i] = true;
@@ -40,14 +38,9 @@ final class FixedWindowState extends KeyState {
   }
 
   @Override
-  void commit(long now, long cost, Eval e) {
+  public void commit(long now, long cost, Eval e) {
     for (int i = 0; i < limits.length; i++) {
-      long cur = Math.floorDiv(now, periods[i]);
-      if (index[i] != cur) {
-        index[i] = cur;
-        count[i] = 0;
-      }
-      count[i] += cost;
+      Counters.add(index, count, i, Math.floorDiv(now, periods[i]), cost);
     }
   }
 
@@ -62,22 +55,12 @@ final class FixedWindowState extends KeyState {
   }
 
   @Override
-  boolean idle(long now) {
-    for (int i = 0; i < limits.length; i++) {
-      if (current(now, i) != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  @Override
-  long bytes() {
+  public long bytes() {
     return bytes(limits.length);
   }
 
   /** {@link #bytes()} of a state for {@code windows} windows. */
-  static long bytes(int windows) {
+  public static long bytes(int windows) {
     return baseBytes(FIELDS, windows) + 2 * Heap.longs(windows);
   }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.memory;
+package dev.sluice.algorithm;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
@@ -10,34 +10,34 @@ import java.lang.management.ManagementFactory;
  * everything rounded up to 8 bytes. Field padding may differ by a few bytes from the JVM's own
  * layout; {@code MemoryStoreBytesTest} checks the totals against the heap actually used.
  */
-final class Heap {
-  static final int REF = compressedOops() ? 4 : 8;
-  static final int HEADER = 12;
-  static final int ARRAY_HEADER = 16;
+public final class Heap {
+  public static final int REF = compressedOops() ? 4 : 8;
+  public static final int HEADER = 12;
+  public static final int ARRAY_HEADER = 16;
 
   /**
    * A key's entry in a {@link java.util.concurrent.ConcurrentHashMap}: the node (hash, key, value,
    * next) and its share of the slot array, which holds up to 2.67 slots per entry (load factor
    * 0.75, doubled on growth); 3 are counted.
    */
-  static final long MAP_ENTRY = object(4 + 3L * REF) + 3L * REF;
+  public static final long MAP_ENTRY = object(4 + 3L * REF) + 3L * REF;
 
   private Heap() {}
 
   /** An object of {@code fieldBytes} bytes of fields. */
-  static long object(long fieldBytes) {
+  public static long object(long fieldBytes) {
     return align(HEADER + fieldBytes);
   }
 
-  static long longs(long n) {
+  public static long longs(long n) {
     return align(ARRAY_HEADER + 8 * n);
   }
 
-  static long ints(long n) {
+  public static long ints(long n) {
     return align(ARRAY_HEADER + 4 * n);
   }
 
-  static long booleans(long n) {
+  public static long booleans(long n) {
     return align(ARRAY_HEADER + n);
   }
 
@@ -45,7 +45,7 @@ final class Heap {
    * A {@link String} (value, hash, coder, hashIsZero) and its byte array: one byte per char when
    * every char is Latin-1 (compact strings), two otherwise.
    */
-  static long string(String s) {
+  public static long string(String s) {
     int n = s.length();
     boolean latin1 = true;
     for (int i = 0; i < n && latin1; i++) {
@@ -54,7 +54,7 @@ final class Heap {
     return object(REF + 4 + 1 + 1) + align(ARRAY_HEADER + (latin1 ? n : 2L * n));
   }
 
-  static long align(long n) {
+  public static long align(long n) {
     return (n + 7) & ~7L;
   }
 
