@@ -15,6 +15,7 @@ import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,16 +29,20 @@ import org.junit.jupiter.api.Test;
  * decision was a denial, else lock, clamp the time, evaluate, grow, commit, unlock.
  *
  * <p>The real algorithms with a lock-free denial ({@code token_bucket}, {@code sliding_log}) only
- * ever add to their state while time stands still, and a read torn across such a change still
- * denies correctly. So the check that the version is needed runs on {@link RestartingWindow}, a
- * fixed window whose count restarts when the window moves: a read torn across that restart
- * denies what no state would. The broken variants below must be caught on it, which shows the
- * check bites: the read path without the version's second read, the read path that trusts an odd
- * (held) version, and a lock taken by a read then a write instead of a compare-and-swap.
+ * add to their state while time stands still, so a read torn across a decision still denies only
+ * what the later state denies, and they cannot show that the version is needed. That is shown on
+ * {@link RestartingWindow}, a fixed window whose count restarts when the window moves: a read
+ * torn across that restart denies what no state would. The broken variants below must be caught
+ * on it by the same check, which shows that the check bites: the read path without the version's
+ * second read, the read path that trusts an odd (held) version, and a lock taken by a read then a
+ * write instead of a compare-and-swap.
  *
  * <p>The model checker assumes sequentially consistent memory: it finds wrong interleavings, not
- * missing fences (the acquire and release orderings are argued in {@code docs/algorithms.md}).
+ * missing fences (the orderings the lock relies on are listed in {@code docs/algorithms.md}).
+ * Tagged so that it runs in a JVM of its own (see {@code sluice-core/pom.xml}): Lincheck's agent
+ * rewrites classes in the JVM it runs in.
  */
+@Tag("model-check")
 class SequenceLockModelCheckTest {
 
   static final long LIMIT = 2;
