@@ -26,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  * a callback, so a waiter spins briefly, then yields, then sleeps in short steps. It is not
  * reentrant. Because every change of the state happens between two versions, a reader can also
  * go without the lock (a sequence lock): {@link #deniesWithoutLock} reads the state racily and
- * trusts what it read only if the version was even before and unchanged after.
+ * trusts what it read only if the version was even before and unchanged after. Both are checked
+ * by Lincheck's model checker in {@code SequenceLockModelCheckTest}.
  *
  * <p>Time is microseconds. It never goes backwards for one key: an earlier {@code now} than one
  * already seen is treated as the latest seen (explicit times in tests, clocks of failed-over
