@@ -277,7 +277,8 @@ public final class ConfigLoader {
   /** " (did you mean 'x'?)" for a rule name close to {@code rule}, or "". */
   private static String suggestion(String rule, RuleSet rules) {
     for (Rule r : rules.rules()) {
-      if (NativeReader.distance(r.name(), rule) <= 2) {
+      // A typo is a small part of a name: "a" is no misspelling of "b".
+      if (NativeReader.distance(r.name(), rule) <= Math.min(2, rule.length() / 2)) {
         return " (did you mean '" + r.name() + "'?)";
       }
     }
