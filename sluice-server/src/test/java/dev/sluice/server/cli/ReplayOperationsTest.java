@@ -72,6 +72,18 @@ class ReplayOperationsTest {
   }
 
   @Test
+  void checkConfigCountsOperationsAndReportsTheirMistakesWithTheirPlace() throws IOException {
+    Run ok = Cli.run("check-config", config());
+    assertThat(ok.exit()).as(ok.err()).isZero();
+    assertThat(ok.out()).contains("ok: 3 rules and 1 operation in 1 file");
+    String bad = Files.writeString(dir.resolve("bad.yaml"), CONFIG.replace("rule: global", "rule: globl")).toString();
+    Run r = Cli.run("check-config", bad);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.out()).contains("bad.yaml:15:16: operation 'login', item 3: unknown rule 'globl' (did you mean "
+        + "'global'?)");
+  }
+
+  @Test
   void aBadOperationLineStopsTheReplayNamingTheLineAndWhatIsWrong() throws IOException {
     String[][] cases = {
         {"{\"t\": 0, \"operation\": \"logout\"}", "<stdin>:2: unknown operation 'logout'"},
