@@ -90,6 +90,7 @@ class OperationRequestTest {
         .isEqualTo("ip:2001:db8::1");
     assertThat(rs.resolve(token(null, "192.168.7.9")).items().get(0).key()).isEqualTo("ip:192.168.0.0/16");
     RuleSet plain = rules(Attribute.ip("ip"));
+    assertThat(plain.resolve(token(null, "2001:DB8:0:0:1:2:3:4")).items().get(0).key()).isEqualTo("ip:2001:db8::1:2:3:4");
     assertThat(plain.resolve(token(null, "192.168.7.9")).items().get(0).key()).isEqualTo("ip:192.168.7.9");
     assertThat(plain.resolve(token(null, "::")).items().get(0).key()).isEqualTo("ip:::");
     assertThat(plain.resolve(token(null, "1:0:0:2:0:0:0:3")).items().get(0).key()).isEqualTo("ip:1:0:0:2::3");
