@@ -130,6 +130,25 @@ class OperationRequestTest {
   }
 
   @Test
+  void aRequestThatLeavesOutEveryItemIsRefusedNotAdmittedUnlimited() {
+    // 17 condition attributes: beyond what the definition's check tries, so the request is judged.
+    java.util.List<OperationItem> items = new java.util.ArrayList<>();
+    for (int i = 0; i < 17; i++) {
+      items.add(OperationItem.of("global", "a" + i + ":{a" + i + "}").when("a" + i));
+    }
+    RuleSet rs = RuleSet.of(rule("global", 100)).withOperations(List.of(new Operation("wide", items)), List.of());
+    try (RateLimiter l = limiter(rs)) {
+      assertThatThrownBy(() -> l.acquire(Request.operation("wide").attribute("other", "x").build()))
+          .isInstanceOfSatisfying(MissingAttributeException.class, e -> {
+            assertThat(e.rule()).isNull();
+            assertThat(e.attribute()).isEqualTo("a0");
+          })
+          .hasMessage("operation 'wide' has no item that applies to the attributes given");
+      assertThat(items(l.acquire(Request.operation("wide").attribute("a3", "x").build()))).containsExactly("global=a3:x");
+    }
+  }
+
+  @Test
   void anUnknownOperationIsRefusedByName() {
     try (RateLimiter l = limiter(rules())) {
       assertThatThrownBy(() -> l.acquire(Request.operation("nope").build()))
