@@ -23,6 +23,62 @@ public interface RateLimiter extends AutoCloseable {
    */
   Decision acquire(Request request);
 
+  /**
+   * Decides an operation request: the items its operation makes of its attributes under the rules
+   * in force ({@link RuleSet#resolve}), as one request, all or nothing. The decision lists those
+   * items.
+   *
+   * @throws UnknownOperationException if no operation in force has the request's name
+   * @throws MissingAttributeException if an item that applies needs an attribute the request lacks
+   * @throws InvalidAttributeException if a typed attribute's value is not of its type
+   * @throws InvalidKeyException if a key made from the attributes is too long or not valid Unicode
+   * @throws InvalidCostException if the request's cost times an item's exceeds {@link Long#MAX_VALUE}
+   * @throws StoreException as {@link #acquire(Request)}
+   */
+  default Decision acquire(OperationRequest request) {
+    return acquire(rules().resolve(request));
+  }
+
+  /**
+   * {@link #acquire(OperationRequest)} without blocking the caller; its exceptions complete the
+   * stage exceptionally.
+   */
+  default CompletionStage<Decision> acquireAsync(OperationRequest request) {
+    Request r;
+    try {
+      r = rules().resolve(request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return acquireAsync(r);
+  }
+
+  /**
+   * Whether an operation request is admitted: {@code acquire(request).allowed()}.
+   *
+   * @throws IllegalArgumentException as {@link #acquire(OperationRequest)}, and if an item that
+   *     applies is of a {@code leaky_bucket} rule (see {@link #tryAcquire(String, String)})
+   */
+  default boolean tryAcquire(OperationRequest request) {
+    RuleSet rs = rules();
+    Request r = rs.resolve(request);
+    for (Item it : r.items()) {
+      Rule rule = rs.get(it.rule());
+      if (rule != null && rule.algorithm() == Algorithm.LEAKY_BUCKET) {
+        throw waitWouldBeLost(it.rule());
+      }
+    }
+    return acquire(r).allowed();
+  }
+
+  /**
+   * {@link #acquireBlocking(Request, Duration)} for an operation request, resolved once: a retry
+   * decides the same items.
+   */
+  default Decision acquireBlocking(OperationRequest request, Duration timeout) throws InterruptedException {
+    return acquireBlocking(rules().resolve(request), timeout);
+  }
+
   /** {@code acquire(Request.of(rule, key))}. */
   default Decision acquire(String rule, String key) {
     return acquire(Request.of(rule, key));

@@ -37,6 +37,14 @@ public record Request(List<Item> items, long timeMicros) {
     return new Request(items, STORE_CLOCK);
   }
 
+  /**
+   * A request by operation, whose items the operation's definition makes of the attributes given:
+   * {@code Request.operation("auth.createToken").attribute("user", "42").build()}.
+   */
+  public static OperationRequest.Builder operation(String name) {
+    return OperationRequest.builder(name);
+  }
+
   /** This request at an explicit time, microseconds since the Unix epoch. */
   public Request atMicros(long epochMicros) {
     if (epochMicros == STORE_CLOCK) {

@@ -1,5 +1,7 @@
 package dev.sluice.config;
 
+import dev.sluice.Attribute;
+import dev.sluice.Operation;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.config.yaml.YamlTree;
@@ -61,7 +63,7 @@ public final class ConfigLoader {
     List<ConfigProblem> problems = new ArrayList<>();
     for (Path file : files(path)) {
       try {
-        parts.add(parse(read(file), file.toString()));
+        parts.add(parsePart(read(file), file.toString()));
       } catch (ConfigException e) {
         problems.addAll(e.problems());
       }
@@ -78,6 +80,17 @@ public final class ConfigLoader {
    * @param name the file name used in problems
    */
   public static LoadedConfig parse(String source, String name) throws ConfigException {
+    return merge(List.of(parsePart(source, name)));
+  }
+
+  /**
+   * Parses native configuration text that is one file of several: its operations are not yet
+   * checked against the rules (they may name rules of other files) and not yet in its rule set;
+   * {@link #merge} does both.
+   *
+   * @param name the file name used in problems
+   */
+  public static LoadedConfig parsePart(String source, String name) throws ConfigException {
     return NativeReader.read(source, name);
   }
 
@@ -170,14 +183,13 @@ public final class ConfigLoader {
   }
 
   /**
-   * One configuration from several: rules in order, warnings concatenated.
+   * One configuration from several: rules in order, warnings concatenated, and the operations of
+   * every part over the rules of all of them.
    *
-   * @throws ConfigException if two parts define the same rule name, naming both places
+   * @throws ConfigException if two parts define the same rule name, operation name or attribute,
+   *     naming both places, or an operation names a rule that no part defines, at the item's rule
    */
   public static LoadedConfig merge(List<LoadedConfig> parts) throws ConfigException {
-    if (parts.size() == 1) {
-      return parts.get(0);
-    }
     List<Rule> rules = new ArrayList<>();
     List<ConfigProblem> warnings = new ArrayList<>();
     Map<String, ConfigLocation> origins = new LinkedHashMap<>();
@@ -199,9 +211,69 @@ public final class ConfigLoader {
       }
       warnings.addAll(part.warnings());
     }
+    RuleSet ruleSet = RuleSet.of(rules);
+    List<Operation> operations = new ArrayList<>();
+    Map<String, List<ConfigLocation>> operationOrigins = new LinkedHashMap<>();
+    List<Attribute> attributes = new ArrayList<>();
+    Map<String, ConfigLocation> attributeOrigins = new LinkedHashMap<>();
+    for (LoadedConfig part : parts) {
+      for (Attribute a : part.attributes()) {
+        ConfigLocation at = part.attributeOrigins().get(a.name());
+        ConfigLocation first = attributeOrigins.get(a.name());
+        if (first != null || attributes.stream().anyMatch(x -> x.name().equals(a.name()))) {
+          problems.add(ConfigProblem.at(at != null ? at : ConfigLocation.of("?"), "attribute '" + a.name()
+              + "' is declared twice (first at " + (first != null ? first : "another file") + ")"));
+          continue;
+        }
+        attributes.add(a);
+        if (at != null) {
+          attributeOrigins.put(a.name(), at);
+        }
+      }
+      for (Operation op : part.operations()) {
+        List<ConfigLocation> at = part.operationOrigins().get(op.name());
+        ConfigLocation nameAt = at != null ? at.get(0) : ConfigLocation.of("?");
+        List<ConfigLocation> firstAt = operationOrigins.get(op.name());
+        if (firstAt != null || operations.stream().anyMatch(x -> x.name().equals(op.name()))) {
+          problems.add(ConfigProblem.at(nameAt, "duplicate operation name '" + op.name() + "' (first defined at "
+              + (firstAt != null ? firstAt.get(0) : "another file") + ")"));
+          continue;
+        }
+        boolean ok = true;
+        for (int i = 0; i < op.items().size(); i++) {
+          String rule = op.items().get(i).rule();
+          if (ruleSet.get(rule) == null) {
+            ok = false;
+            ConfigLocation ruleAt = at != null && at.size() > i + 1 ? at.get(i + 1) : nameAt;
+            problems.add(ConfigProblem.at(ruleAt, "operation '" + op.name() + "', item " + (i + 1) + ": unknown rule '"
+                + rule + "'" + suggestion(rule, ruleSet)));
+          }
+        }
+        if (ok) {
+          operations.add(op);
+          if (at != null) {
+            operationOrigins.put(op.name(), at);
+          }
+        }
+      }
+    }
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new LoadedConfig(RuleSet.of(rules), warnings, origins);
+    RuleSet withOperations = operations.isEmpty() && attributes.isEmpty()
+        ? ruleSet : ruleSet.withOperations(operations, attributes);
+    return new LoadedConfig(withOperations, warnings, origins, operations, attributes, operationOrigins,
+        attributeOrigins);
+  }
+
+  /** " (did you mean 'x'?)" for a rule name close to {@code rule}, or "". */
+  private static String suggestion(String rule, RuleSet rules) {
+    for (Rule r : rules.rules()) {
+      // A typo is a small part of a name: "a" is no misspelling of "b".
+      if (NativeReader.distance(r.name(), rule) <= Math.min(2, rule.length() / 2)) {
+        return " (did you mean '" + r.name() + "'?)";
+      }
+    }
+    return rules.size() == 0 ? " (no rule is defined)" : "";
   }
 }

@@ -9,6 +9,7 @@ import dev.sluice.InvalidCostException;
 import dev.sluice.InvalidKeyException;
 import dev.sluice.Item;
 import dev.sluice.ItemDecision;
+import dev.sluice.OperationRequest;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
@@ -71,17 +72,33 @@ public final class Engine implements RateLimiter {
     this.sleeper = sleeper;
   }
 
-  /** A request after validation: the batch for the store and where each request item went. */
-  private record Resolved(Request request, Batch batch, int[] slot) {}
+  /**
+   * A request after validation: the batch for the store and where each request item went; for a
+   * request by operation, the operation request it was made from, so that the attributes stay at
+   * hand for any step after resolution.
+   */
+  private record Resolved(Request request, Batch batch, int[] slot, OperationRequest operation) {}
 
   private Resolved resolve(Request request) {
+    return resolve(request, rules, null);
+  }
+
+  /**
+   * Resolves an operation request against one snapshot of the rules in force, so that its
+   * operation and the rules its items name come from the same configuration.
+   */
+  private Resolved resolve(OperationRequest operation) {
     RuleSet rs = rules;
+    return resolve(rs.resolve(operation), rs, operation);
+  }
+
+  private Resolved resolve(Request request, RuleSet rs, OperationRequest operation) {
     List<Item> items = request.items();
     if (items.size() == 1) {
       Item it = items.get(0);
       Rule rule = validate(rs.get(it.rule()), it.rule(), it.key(), 0);
       return new Resolved(request, new Batch(List.of(resolveItem(rule, it.key(), it.cost())), request.timeMicros()),
-          null);
+          null, operation);
     }
     // Repeated (rule, key) pairs are decided as one item of their summed cost. Each pair is checked
     // when first seen, in request order, so the first bad item is the one reported.
@@ -113,7 +130,7 @@ public final class Engine implements RateLimiter {
       Item it = merged.get(i);
       resolved.add(resolveItem(ruleOf.get(i), it.key(), it.cost()));
     }
-    return new Resolved(request, new Batch(resolved, request.timeMicros()), slot);
+    return new Resolved(request, new Batch(resolved, request.timeMicros()), slot, operation);
   }
 
   private static ResolvedItem resolveItem(Rule rule, String key, long cost) {
@@ -195,7 +212,28 @@ public final class Engine implements RateLimiter {
 
   @Override
   public Decision acquire(Request request) {
+    return decide(resolve(request));
+  }
+
+  @Override
+  public Decision acquire(OperationRequest request) {
+    return decide(resolve(request));
+  }
+
+  @Override
+  public boolean tryAcquire(OperationRequest request) {
     Resolved r = resolve(request);
+    for (ResolvedItem it : r.batch.items()) {
+      if (it.rule().algorithm() == Algorithm.LEAKY_BUCKET) {
+        // The interface's default says why, in the same words as for tryAcquire(rule, key).
+        return RateLimiter.super.tryAcquire(request);
+      }
+    }
+    return decide(r).allowed();
+  }
+
+  private Decision decide(Resolved r) {
+    Request request = r.request;
     // A clock read costs about as much as a whole in-memory decision: only time for listeners.
     long start = listeners.length == 0 ? 0 : System.nanoTime();
     Decision d;
@@ -245,6 +283,22 @@ public final class Engine implements RateLimiter {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    return decideAsync(r);
+  }
+
+  @Override
+  public CompletionStage<Decision> acquireAsync(OperationRequest request) {
+    Resolved r;
+    try {
+      r = resolve(request);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return decideAsync(r);
+  }
+
+  private CompletionStage<Decision> decideAsync(Resolved r) {
+    Request request = r.request;
     long start = listeners.length == 0 ? 0 : System.nanoTime();
     if (store.isLocal()) {
       Decision d = assemble(r, store.decideSync(r.batch), false);
@@ -313,7 +367,7 @@ public final class Engine implements RateLimiter {
           }
           // Only now is the request needed, for failure modes and the local fallback.
           Batch batch = new Batch(List.of(item), Request.STORE_CLOCK);
-          return degrade(new Resolved(Request.of(ruleName, key, cost), batch, null), err).allowed();
+          return degrade(new Resolved(Request.of(ruleName, key, cost), batch, null, null), err).allowed();
         });
   }
 

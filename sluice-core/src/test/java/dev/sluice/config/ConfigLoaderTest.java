@@ -173,7 +173,7 @@ class ConfigLoaderTest {
     assertThat(errors("""
         version: 2
         limits: []
-        """)).containsExactly("t.yaml:1:1: unknown field 'version' (expected one of: limits)");
+        """)).containsExactly("t.yaml:1:1: unknown field 'version' (expected one of: limits, operations, attributes)");
     assertThat(errors("""
         limits:
           - name: a
@@ -457,7 +457,7 @@ class ConfigLoaderTest {
     assertThat(errors("limits: []\n---\nlimits: []\n"))
         .containsExactly("t.yaml:3:1: a file may hold only one YAML document; found a second one ('---')");
     // One error per place: the missing list is not reported on top of the unknown field.
-    assertThat(errors("other: 1\n")).containsExactly("t.yaml:1:1: unknown field 'other' (expected one of: limits)");
+    assertThat(errors("other: 1\n")).containsExactly("t.yaml:1:1: unknown field 'other' (expected one of: limits, operations, attributes)");
     assertThat(errors("{}\n")).containsExactly("t.yaml:1:1: missing 'limits' (the list of rules)");
   }
 

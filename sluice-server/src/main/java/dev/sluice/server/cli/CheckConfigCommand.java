@@ -36,6 +36,7 @@ final class CheckConfigCommand implements Callable<Integer> {
     int errors = 0;
     int warnings = 0;
     int rules = 0;
+    int operations = 0;
     int files = 0;
     for (Path path : paths) {
       try {
@@ -45,6 +46,7 @@ final class CheckConfigCommand implements Callable<Integer> {
         }
         warnings += c.warnings().size();
         rules += c.rules().size();
+        operations += c.rules().operations().size();
         files += c.sources().size();
       } catch (ConfigException e) {
         for (ConfigProblem p : e.problems()) {
@@ -56,8 +58,8 @@ final class CheckConfigCommand implements Callable<Integer> {
     if (errors > 0) {
       out.println(count(errors, "error") + ", " + count(warnings, "warning"));
     } else {
-      out.println((warnings > 0 ? count(warnings, "warning") : "ok") + ": " + count(rules, "rule") + " in "
-          + count(files, "file"));
+      out.println((warnings > 0 ? count(warnings, "warning") : "ok") + ": " + count(rules, "rule")
+          + (operations > 0 ? " and " + count(operations, "operation") : "") + " in " + count(files, "file"));
     }
     out.flush();
     return errors > 0 ? Main.EXIT_ERRORS : warnings > 0 ? Main.EXIT_WARNINGS : Main.EXIT_OK;

@@ -4,6 +4,7 @@ import dev.sluice.Decision;
 import dev.sluice.InvalidKeyException;
 import dev.sluice.Item;
 import dev.sluice.ItemDecision;
+import dev.sluice.OperationRequest;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
@@ -60,8 +61,8 @@ final class Replayer implements TraceSink {
     return traceName == null ? "synthetic request " + at : traceName + ":" + at;
   }
 
-  @Override
-  public void accept(long t, List<Item> items, long at) {
+  /** Moves the replay clock to {@code t}; the time in microseconds. */
+  private long advance(long t, long at) {
     if (t < lastT) {
       throw new CliException(where(at) + ": t went backwards (" + t + " after " + lastT
           + "); a trace must be in time order");
@@ -69,6 +70,25 @@ final class Replayer implements TraceSink {
     lastT = t;
     long micros = t * 1000;
     clock.set(micros);
+    return micros;
+  }
+
+  @Override
+  public void accept(long t, OperationRequest request, long at) {
+    long micros = advance(t, at);
+    Decision d;
+    try {
+      d = limiter.acquire(request.atMicros(micros));
+    } catch (IllegalArgumentException | StoreException e) {
+      // The limiter's errors name the operation, and the attribute, rule or key at fault.
+      throw new CliException(where(at) + ": " + e.getMessage());
+    }
+    record(t, micros, d);
+  }
+
+  @Override
+  public void accept(long t, List<Item> items, long at) {
+    long micros = advance(t, at);
     Decision d;
     try {
       d = limiter.acquire(new Request(items, micros));
@@ -82,6 +102,10 @@ final class Replayer implements TraceSink {
       // replay too: its decisions would not be the store's.
       throw new CliException(where(at) + ": " + e.getMessage());
     }
+    record(t, micros, d);
+  }
+
+  private void record(long t, long micros, Decision d) {
     count(d);
     if (!summaryOnly) {
       line.setLength(0);

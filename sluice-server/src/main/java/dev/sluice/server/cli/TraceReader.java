@@ -7,15 +7,21 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import dev.sluice.Item;
+import dev.sluice.OperationRequest;
+import dev.sluice.Request;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Reads a trace: JSON objects, one per line, {@code {"t":ms,"rule":"…","key":"…","cost":1}} or
- * {@code {"t":ms,"items":[{"rule","key","cost"},…]}}; cost defaults to 1. One streaming parser
+ * Reads a trace: JSON objects, one per line, {@code {"t":ms,"rule":"…","key":"…","cost":1}},
+ * {@code {"t":ms,"items":[{"rule","key","cost"},…]}} or
+ * {@code {"t":ms,"operation":"…","attributes":{"name":"value",…},"cost":1}}; cost defaults to 1
+ * (for an operation, it multiplies the costs the operation defines). One streaming parser
  * reads the whole input (no per-line parser or string), which is what makes million-line traces
  * quick. Any mistake stops the replay with the line it is on.
  */
@@ -23,7 +29,7 @@ final class TraceReader {
   private static final JsonFactory FACTORY = JsonFactory.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .build();
-  private static final String FIELDS = "t, rule, key, cost, items";
+  private static final String FIELDS = "t, rule, key, cost, items, operation, attributes";
   private static final long MAX_T = Long.MAX_VALUE / 1000;
   /** Jackson's "[Source: …; line: 1, column: 1]" inside a message. */
   private static final Pattern SOURCE = Pattern.compile("\\[Source: [^;]*; line: (\\d+), column: (\\d+)]");
@@ -68,6 +74,8 @@ final class TraceReader {
     long cost = 1;
     boolean hasCost = false;
     List<Item> items = null;
+    String operation = null;
+    Map<String, String> attributes = null;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
       JsonToken v = p.nextToken();
@@ -80,11 +88,30 @@ final class TraceReader {
           hasCost = true;
         }
         case "items" -> items = items(p, v, line);
+        case "operation" -> operation = string(p, v, line, "operation");
+        case "attributes" -> attributes = attributes(p, v, line);
         default -> throw fail(line, "unknown field '" + field + "' (expected one of: " + FIELDS + ")");
       }
     }
     if (t < 0) {
       throw fail(line, "missing 't' (milliseconds on the trace's clock)");
+    }
+    if (operation != null || attributes != null) {
+      if (operation == null) {
+        throw fail(line, "'attributes' belong to an 'operation', which the line does not name");
+      }
+      if (rule != null || key != null || items != null) {
+        throw fail(line, "give one of: rule and key, items, or operation and attributes");
+      }
+      OperationRequest request;
+      try {
+        request = new OperationRequest(operation, attributes == null ? Map.of() : attributes, cost,
+            Request.STORE_CLOCK);
+      } catch (IllegalArgumentException e) {
+        throw fail(line, e.getMessage());
+      }
+      sink.accept(t, request, line);
+      return;
     }
     if (items != null) {
       if (rule != null || key != null || hasCost) {
@@ -131,6 +158,26 @@ final class TraceReader {
       throw fail(line, "items must not be empty");
     }
     return items;
+  }
+
+  /** {@code {"name": "value", ...}}: string values, at most {@link OperationRequest#MAX_ATTRIBUTES}. */
+  private Map<String, String> attributes(JsonParser p, JsonToken v, long line) throws IOException {
+    if (v != JsonToken.START_OBJECT) {
+      throw fail(line, "attributes must be an object of names to strings, found " + shown(p, v));
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken fv = p.nextToken();
+      if (fv != JsonToken.VALUE_STRING) {
+        throw fail(line, "attribute '" + name + "' must be a string, found " + shown(p, fv));
+      }
+      if (out.size() == OperationRequest.MAX_ATTRIBUTES) {
+        throw fail(line, "a request may carry at most " + OperationRequest.MAX_ATTRIBUTES + " attributes");
+      }
+      out.put(name, p.getText());
+    }
+    return out;
   }
 
   private String string(JsonParser p, JsonToken v, long line, String field) throws IOException {

@@ -75,7 +75,7 @@ public final class ConfigFiles {
           part = d.asLoadedConfig();
           domain = d.domain();
         } else {
-          part = ConfigLoader.parse(text, file);
+          part = ConfigLoader.parsePart(text, file);
         }
         parts.add(part);
         List<String> names = part.rules().rules().stream().map(Rule::name).toList();

@@ -25,9 +25,15 @@ import com.linecorp.armeria.server.ServerErrorHandler;
 import com.linecorp.armeria.server.ServiceConfig;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import com.linecorp.armeria.server.encoding.DecodingService;
+import dev.sluice.Attribute;
 import dev.sluice.Decision;
 import dev.sluice.InvalidCostException;
+import dev.sluice.InvalidAttributeException;
 import dev.sluice.InvalidKeyException;
+import dev.sluice.MissingAttributeException;
+import dev.sluice.Operation;
+import dev.sluice.OperationItem;
+import dev.sluice.UnknownOperationException;
 import dev.sluice.Item;
 import dev.sluice.KeyOverride;
 import dev.sluice.RateLimiter;
@@ -183,21 +189,23 @@ public final class HttpApi {
   /**
    * {@code stage}'s answer: now if it is there, else later; a failure becomes a JSON error.
    *
-   * @param listed whether the request's items came as a list, so that errors name {@code items[i]}
+   * @param shape how the request gave its items, so that errors name the field at fault: {@link
+   *     RequestJson.Shape#LISTED} names {@code items[i]}
    */
-  private <T> HttpResponse answer(CompletionStage<T> stage, Function<T, HttpResponse> respond, boolean listed) {
+  private <T> HttpResponse answer(CompletionStage<T> stage, Function<T, HttpResponse> respond,
+      RequestJson.Shape shape) {
     CompletableFuture<T> f = stage.toCompletableFuture();
     if (f.isDone() && !f.isCompletedExceptionally()) {
       return respond.apply(f.join());
     }
-    return HttpResponse.of(f.thenApply(respond).exceptionally(t -> failure(t, listed)));
+    return HttpResponse.of(f.thenApply(respond).exceptionally(t -> failure(t, shape)));
   }
 
   private HttpResponse failure(Throwable t) {
-    return failure(t, false);
+    return failure(t, RequestJson.Shape.SINGLE);
   }
 
-  private HttpResponse failure(Throwable t, boolean listed) {
+  private HttpResponse failure(Throwable t, RequestJson.Shape shape) {
     Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     // A body that fails to decode fails the request with several exceptions at once.
     if (c instanceof CompositeException composite) {
@@ -222,7 +230,7 @@ public final class HttpApi {
       return error(ApiException.badRequest("malformed_body",
           "the request body is not valid data of its Content-Encoding (gzip or deflate)"));
     }
-    ApiException refused = refused(c, listed);
+    ApiException refused = refused(c, shape);
     if (refused != null) {
       return error(refused);
     }
@@ -244,7 +252,11 @@ public final class HttpApi {
 
   private HttpResponse acquire(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
     RequestJson.Acquire a = requests.acquire(req.content().array());
-    return answer(limiter.acquireAsync(a.request()), this::decisionResponse, a.listed());
+    if (a.operation() != null) {
+      return answer(limiter.acquireAsync(a.operation()), this::decisionResponse, RequestJson.Shape.OPERATION);
+    }
+    return answer(limiter.acquireAsync(a.request()), this::decisionResponse,
+        a.listed() ? RequestJson.Shape.LISTED : RequestJson.Shape.SINGLE);
   }
 
   /**
@@ -252,15 +264,32 @@ public final class HttpApi {
    * other failure. The limiter is the one judge of a request: the API names the field at fault
    * ({@code 'items[1].key'}) in the limiter's words.
    *
-   * @param listed whether the request's items came as a list, named {@code items[i]}
+   * @param shape how the request gave its items: as a list, named {@code items[i]}, or by
+   *     operation, whose keys the client did not write
    */
-  private static ApiException refused(Throwable t, boolean listed) {
+  private static ApiException refused(Throwable t, RequestJson.Shape shape) {
     if (t instanceof UnknownRuleException e) {
       return ApiException.badRequest("unknown_rule", "unknown rule '" + RequestJson.clip(e.rule()) + "'");
     }
     if (t instanceof InvalidKeyException e) {
+      if (shape == RequestJson.Shape.OPERATION) {
+        return ApiException.badRequest("invalid_key", "the key of rule '" + RequestJson.clip(e.rule())
+            + "' made from 'attributes' " + e.problem());
+      }
       return ApiException.badRequest("invalid_key",
-          "'" + (listed ? "items[" + e.item() + "]." : "") + "key' " + e.problem());
+          "'" + (shape == RequestJson.Shape.LISTED ? "items[" + e.item() + "]." : "") + "key' " + e.problem());
+    }
+    if (t instanceof UnknownOperationException e) {
+      return ApiException.badRequest("unknown_operation", "unknown operation '" + RequestJson.clip(e.operation())
+          + "'");
+    }
+    if (t instanceof MissingAttributeException e) {
+      return ApiException.badRequest("missing_attribute", e.rule() == null ? e.getMessage()
+          : "'attributes." + e.attribute() + "' is required: operation '" + RequestJson.clip(e.operation())
+              + "' needs it for the key of rule '" + e.rule() + "'");
+    }
+    if (t instanceof InvalidAttributeException e) {
+      return RequestJson.invalidAttribute(e);
     }
     if (t instanceof InvalidCostException e) {
       return ApiException.badRequest("invalid_cost", e.getMessage());
@@ -312,7 +341,7 @@ public final class HttpApi {
         g.writeStringField("key", it.key());
         g.writeEndObject();
       }));
-    }, false);
+    }, RequestJson.Shape.SINGLE);
   }
 
   /**
@@ -398,8 +427,49 @@ public final class HttpApi {
         g.writeEndObject();
       }
       g.writeEndArray();
+      writeOperations(g, limiter.rules());
       g.writeEndObject();
     });
+  }
+
+  /** The operations in force and the typed attributes they read, as the configuration gives them. */
+  private static void writeOperations(JsonGenerator g, dev.sluice.RuleSet rules) throws IOException {
+    g.writeArrayFieldStart("attributes");
+    for (Attribute a : rules.attributes()) {
+      g.writeStartObject();
+      g.writeStringField("name", a.name());
+      g.writeStringField("type", a.type().configName());
+      if (a.ipv4Prefix() != Attribute.NO_GROUPING) {
+        g.writeStringField("group", "/" + a.ipv4Prefix());
+      }
+      if (a.ipv6Prefix() != Attribute.NO_GROUPING) {
+        g.writeStringField("group6", "/" + a.ipv6Prefix());
+      }
+      g.writeEndObject();
+    }
+    g.writeEndArray();
+    g.writeArrayFieldStart("operations");
+    for (Operation op : rules.operations()) {
+      g.writeStartObject();
+      g.writeStringField("name", op.name());
+      g.writeArrayFieldStart("items");
+      for (OperationItem it : op.items()) {
+        g.writeStartObject();
+        g.writeStringField("rule", it.rule());
+        g.writeStringField("key", it.key());
+        if (it.when() != null) {
+          g.writeStringField("when", it.when());
+        }
+        if (it.unless() != null) {
+          g.writeStringField("unless", it.unless());
+        }
+        g.writeNumberField("cost", it.cost());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+    g.writeEndArray();
   }
 
   private static void writeWindows(JsonGenerator g, java.util.List<Window> ws) throws IOException {

@@ -13,13 +13,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
+import dev.sluice.InvalidAttributeException;
 import dev.sluice.Item;
+import dev.sluice.OperationRequest;
 import dev.sluice.Request;
 import java.io.CharConversionException;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -42,8 +46,20 @@ final class RequestJson {
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
 
-  /** An acquire body read: its request, and whether its items came as a list ({@code "items"}). */
-  record Acquire(Request request, boolean listed) {}
+  /**
+   * An acquire body read: its request, and whether its items came as a list ({@code "items"});
+   * or, for a body by operation, the operation request (and {@code request} null).
+   */
+  record Acquire(Request request, boolean listed, OperationRequest operation) {
+    Acquire(Request request, boolean listed) {
+      this(request, listed, null);
+    }
+  }
+
+  /** How a request gave its items, which decides how errors name the field at fault. */
+  enum Shape { SINGLE, LISTED, OPERATION }
+
+  private static final Set<String> OPERATION_FIELDS = Set.of("operation", "attributes", "cost");
 
   /** A JSON object from {@code body}. */
   static JsonNode object(byte[] body) throws ApiException {
@@ -230,6 +246,9 @@ final class RequestJson {
   /** The reference reader: the body as a tree, every mistake named. */
   Acquire acquireTree(byte[] body) throws ApiException {
     JsonNode root = object(body);
+    if (root.has("operation")) {
+      return new Acquire(null, false, operation(root));
+    }
     List<Item> items = new ArrayList<>();
     if (root.has("items")) {
       if (root.size() != 1) {
@@ -260,12 +279,58 @@ final class RequestJson {
     return new Acquire(Request.of(items), false);
   }
 
+  /**
+   * {@code {"operation": "...", "attributes": {"name": "value", ...}, "cost": n}}: attributes are
+   * optional (an operation may need none), their values strings; cost defaults to 1.
+   */
+  private static OperationRequest operation(JsonNode root) throws ApiException {
+    onlyFields(root, "", OPERATION_FIELDS);
+    String name = string(root, "", "operation");
+    Map<String, String> attributes = new LinkedHashMap<>();
+    JsonNode attrs = root.get("attributes");
+    if (attrs != null && !attrs.isNull()) {
+      if (!attrs.isObject()) {
+        throw ApiException.badRequest("invalid_attribute", "'attributes' must be an object of names to strings, was "
+            + typeName(attrs));
+      }
+      if (attrs.size() > OperationRequest.MAX_ATTRIBUTES) {
+        throw ApiException.badRequest("invalid_attribute", "'attributes' holds " + attrs.size()
+            + " attributes; the maximum is " + OperationRequest.MAX_ATTRIBUTES);
+      }
+      for (Map.Entry<String, JsonNode> e : attrs.properties()) {
+        JsonNode v = e.getValue();
+        if (!v.isTextual()) {
+          throw ApiException.badRequest("invalid_attribute", "'attributes." + clip(e.getKey())
+              + "' must be a string, was " + typeName(v) + " (leave an attribute out when it has no value)");
+        }
+        attributes.put(e.getKey(), v.textValue());
+      }
+    }
+    long cost = cost(root.get("cost"), "");
+    try {
+      return new OperationRequest(name, attributes, cost, Request.STORE_CLOCK);
+    } catch (InvalidAttributeException e) {
+      throw invalidAttribute(e);
+    }
+  }
+
+  /** The API's error for an attribute the limiter refused, naming its field. */
+  static ApiException invalidAttribute(InvalidAttributeException e) {
+    return ApiException.badRequest("invalid_attribute", e.attribute() == null
+        ? "'attributes': " + e.problem()
+        : "'attributes." + clip(e.attribute()) + "' " + e.problem());
+  }
+
   private static Item item(JsonNode n, String at) throws ApiException {
     onlyFields(n, at, ITEM_FIELDS);
     String rule = string(n, at, "rule");
     String key = string(n, at, "key");
+    return new Item(rule, key, cost(n.get("cost"), at));
+  }
+
+  /** A cost field: a non-negative integer that fits a long; 1 if absent. */
+  private static long cost(JsonNode c, String at) throws ApiException {
     long cost = 1;
-    JsonNode c = n.get("cost");
     if (c != null) {
       if (!c.isIntegralNumber()) {
         throw ApiException.badRequest("invalid_cost", "'" + at + "cost' must be a non-negative integer, was " + typeName(c)
@@ -281,7 +346,7 @@ final class RequestJson {
       }
       cost = v.longValue();
     }
-    return new Item(rule, key, cost);
+    return cost;
   }
 
   /** {@code {"rule","key"}} for a reset. */

@@ -167,7 +167,7 @@ class ReplayCommandTest {
         {"{\"t\":0,\"rule\":\"nope\",\"key\":\"a\"}", ":1: unknown rule 'nope'"},
         {"{\"t\":0,\"rule\":\"auth.createToken\",\"key\":\"\"}", ":1: key must not be empty (rule 'auth.createToken')"},
         {"{\"t\":0,\"rule\":\"auth.createToken\",\"key\":\"a\",\"cots\":2}",
-            ":1: unknown field 'cots' (expected one of: t, rule, key, cost, items)"},
+            ":1: unknown field 'cots' (expected one of: t, rule, key, cost, items, operation, attributes)"},
         {"{\"rule\":\"auth.createToken\",\"key\":\"a\"}", ":1: missing 't' (milliseconds on the trace's clock)"},
         {"{\"t\":1.5,\"rule\":\"auth.createToken\",\"key\":\"a\"}",
             ":1: t must be a whole number of milliseconds ≥ 0, found 1.5"},

@@ -1,0 +1,198 @@
+package dev.sluice;
+
+/**
+ * Strict parsing of IP address literals, and their canonical text. Only the textual forms of an
+ * address are read: never a host name (so never a DNS lookup, which {@code InetAddress.getByName}
+ * may do), no zone id ({@code fe80::1%eth0}), no brackets, and none of the legacy IPv4 forms that
+ * {@code inet_aton} accepts ({@code 10.1}, {@code 0x0a.0.0.1}, {@code 010.0.0.1}): a client that
+ * could spell one address several ways could rotate through keys.
+ */
+final class IpAddresses {
+  private IpAddresses() {}
+
+  /**
+   * The address as 16 bytes (IPv4 as IPv4-mapped IPv6, {@code ::ffff:a.b.c.d}), or null if
+   * {@code text} is not an IPv4 or IPv6 literal.
+   */
+  static byte[] parse(String text) {
+    if (text.isEmpty() || text.length() > 45) {
+      return null;
+    }
+    if (text.indexOf(':') < 0) {
+      byte[] out = new byte[16];
+      out[10] = (byte) 0xff;
+      out[11] = (byte) 0xff;
+      return ipv4(text, out, 12) ? out : null;
+    }
+    return ipv6(text);
+  }
+
+  /** Reads a dotted quad into {@code out[at..at+3]}; false if it is not one. */
+  private static boolean ipv4(String s, byte[] out, int at) {
+    int part = 0;
+    int i = 0;
+    int n = s.length();
+    while (part < 4) {
+      int start = i;
+      int v = 0;
+      while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9' && i - start < 3) {
+        v = v * 10 + (s.charAt(i) - '0');
+        i++;
+      }
+      int digits = i - start;
+      // "010" is octal to inet_aton and decimal to others: neither reading is accepted.
+      if (digits == 0 || v > 255 || digits > 1 && s.charAt(start) == '0') {
+        return false;
+      }
+      out[at + part] = (byte) v;
+      part++;
+      if (part < 4) {
+        if (i >= n || s.charAt(i) != '.') {
+          return false;
+        }
+        i++;
+      }
+    }
+    return i == n;
+  }
+
+  private static byte[] ipv6(String s) {
+    byte[] out = new byte[16];
+    int n = s.length();
+    int gap = -1; // the byte index where "::" stands
+    int b = 0; // bytes written
+    int i = 0;
+    if (s.startsWith("::")) {
+      gap = 0;
+      i = 2;
+      if (i == n) {
+        return out;
+      }
+    } else if (s.charAt(0) == ':') {
+      return null;
+    }
+    while (i < n) {
+      if (b >= 16) {
+        return null;
+      }
+      int start = i;
+      int v = 0;
+      while (i < n && i - start < 5 && Character.digit(s.charAt(i), 16) >= 0 && s.charAt(i) < 0x80) {
+        v = v * 16 + Character.digit(s.charAt(i), 16);
+        i++;
+      }
+      int digits = i - start;
+      if (i < n && s.charAt(i) == '.') {
+        // An IPv4 tail takes the last 4 bytes.
+        if (b > 12 || !ipv4(s.substring(start), out, b)) {
+          return null;
+        }
+        b += 4;
+        i = n;
+        break;
+      }
+      if (digits == 0 || digits > 4) {
+        return null;
+      }
+      out[b++] = (byte) (v >> 8);
+      out[b++] = (byte) v;
+      if (i == n) {
+        break;
+      }
+      if (s.charAt(i) != ':') {
+        return null;
+      }
+      i++;
+      if (i < n && s.charAt(i) == ':') {
+        if (gap >= 0) {
+          return null; // "::" twice
+        }
+        gap = b;
+        i++;
+        if (i == n) {
+          break;
+        }
+      } else if (i == n) {
+        return null; // a trailing single ':'
+      }
+    }
+    if (gap < 0) {
+      return b == 16 ? out : null;
+    }
+    // "::" stands for at least one zero group (RFC 4291 2.2; RFC 5952 4.2.2 says write it so).
+    if (b > 14) {
+      return null;
+    }
+    int tail = b - gap;
+    System.arraycopy(out, gap, out, 16 - tail, tail);
+    java.util.Arrays.fill(out, gap, 16 - tail, (byte) 0);
+    return out;
+  }
+
+  /** Whether the 16-byte address is IPv4 (IPv4-mapped, {@code ::ffff:0:0/96}). */
+  static boolean isIpv4(byte[] a) {
+    for (int i = 0; i < 10; i++) {
+      if (a[i] != 0) {
+        return false;
+      }
+    }
+    return a[10] == (byte) 0xff && a[11] == (byte) 0xff;
+  }
+
+  /** Zeroes the bits after the first {@code prefix} bits of {@code a[from..]}. */
+  static void mask(byte[] a, int from, int prefix) {
+    for (int i = from; i < a.length; i++) {
+      int bitsHere = prefix - (i - from) * 8;
+      if (bitsHere <= 0) {
+        a[i] = 0;
+      } else if (bitsHere < 8) {
+        a[i] = (byte) (a[i] & (0xff << (8 - bitsHere)));
+      }
+    }
+  }
+
+  /**
+   * The canonical text of a 16-byte address: dotted decimal for IPv4 (an IPv4-mapped address is
+   * IPv4), RFC 5952 for IPv6 (lower case, the longest run of two or more zero groups as
+   * {@code ::}, the first of equal runs).
+   */
+  static String format(byte[] a) {
+    if (isIpv4(a)) {
+      return (a[12] & 0xff) + "." + (a[13] & 0xff) + "." + (a[14] & 0xff) + "." + (a[15] & 0xff);
+    }
+    int[] g = new int[8];
+    for (int i = 0; i < 8; i++) {
+      g[i] = (a[2 * i] & 0xff) << 8 | a[2 * i + 1] & 0xff;
+    }
+    int bestAt = -1;
+    int bestLen = 1;
+    for (int i = 0; i < 8; ) {
+      if (g[i] != 0) {
+        i++;
+        continue;
+      }
+      int j = i;
+      while (j < 8 && g[j] == 0) {
+        j++;
+      }
+      if (j - i > bestLen) {
+        bestAt = i;
+        bestLen = j - i;
+      }
+      i = j;
+    }
+    StringBuilder sb = new StringBuilder(39);
+    for (int i = 0; i < 8; i++) {
+      if (i == bestAt) {
+        sb.append("::");
+        i += bestLen - 1;
+        continue;
+      }
+      if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+        sb.append(':');
+      }
+      sb.append(Integer.toHexString(g[i]));
+    }
+    return sb.toString();
+  }
+}
