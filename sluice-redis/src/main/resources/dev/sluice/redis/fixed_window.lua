@@ -5,16 +5,19 @@
 -- the header's latest time: whenever that time moves into a new window, the count is reset, so
 -- no window index needs to be stored. Mirrors dev.sluice.memory.FixedWindowState.
 
-ALGORITHMS[3] = function()
-  local function load(key, it)
-    local count, last = load_fields(key, it, it.n)
+local fixed_window
+do
+  local KIND = 3
+
+  local function load(call, key, it)
+    local count, last = load_fields(call, key, it, it.n)
     local present = count ~= nil
     if not present then
       count = {}
       for i = 1, it.n do count[i] = 0 end
     end
     return {
-      key = key, present = present, last = last or 0, count = count, cur = false, ends = false,
+      kind = KIND, key = key, present = present, last = last or 0, count = count, cur = false, ends = false,
       t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
   end
@@ -48,7 +51,7 @@ ALGORITHMS[3] = function()
     end
   end
 
-  local function commit(s, it, now, undo)
+  local function commit(call, s, it, now, undo)
     local cur, ends = view(s, it, now)
     local need = 0
     for i = 1, it.n do
@@ -57,30 +60,29 @@ ALGORITHMS[3] = function()
     end
     s.count, s.last, s.present = cur, now, true
     if undo then undo[1] = now end
-    store_fields(s.key, it.fp, now, cur, it.n, ttl_px(it, need))
+    store_fields(call, s.key, it.fp, now, cur, it.n, ttl_px(it, need))
   end
 
-  local function create(s, it, now)
+  local function create(call, s, it, now)
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.count, it.n, ttl_px(it, 0))
+    store_fields(call, s.key, it.fp, now, s.count, it.n, ttl_px(it, 0))
   end
 
   -- Counts of windows the time has moved out of are reset with it.
-  local function touch(s, it, now)
+  local function touch(call, s, it, now)
     local cur = view(s, it, now)
     s.count, s.last = cur, now
-    store_fields(s.key, it.fp, now, cur, it.n, nil)
+    store_fields(call, s.key, it.fp, now, cur, it.n, nil)
   end
 
   -- Per window: remaining, the limit less the current count; reset, the window's end if it
   -- counts anything.
   local function report(s, it, now, out, o)
     local cur, ends = view(s, it, now)
-    local ex = s.ex
     for i = 1, it.n do
       out[o + 1] = it.limit[i] - cur[i]
-      out[o + 2] = ex and ex[i] or 0
+      out[o + 2] = retry_of(s, i)
       out[o + 3] = cur[i] > 0 and ends[i] or 0
       o = o + 3
     end
@@ -89,8 +91,8 @@ ALGORITHMS[3] = function()
 
   -- Undo record: the reservation's time. The cost is taken back from every window that is still
   -- the one the reservation counted in; a window that has moved on no longer holds it.
-  local function refund(key, it, undo)
-    local count, last = load_fields(key, it, it.n)
+  local function refund(call, key, it, undo)
+    local count, last = load_fields(call, key, it, it.n)
     if not count then
       return
     end
@@ -100,11 +102,12 @@ ALGORITHMS[3] = function()
         count[i] = math.max(0, count[i] - it.cost)
       end
     end
-    store_fields(key, it.fp, last, count, it.n, nil)
+    store_fields(call, key, it.fp, last, count, it.n, nil)
   end
 
-  return {
-    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+  fixed_window = {
+    kind = KIND, load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
     report = report, refund = refund,
+    reads_whole = function() return true end,
   }
 end

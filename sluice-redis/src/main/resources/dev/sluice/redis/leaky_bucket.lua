@@ -7,19 +7,22 @@
 -- Value: header, then the next slot as int64 per window. Absent: every slot free (-inf).
 -- Mirrors dev.sluice.memory.LeakyBucketState.
 
-ALGORITHMS[5] = function()
-  local function load(key, it)
-    local nxt, last = load_fields(key, it, it.n)
+local leaky_bucket
+do
+  local KIND = 5
+
+  local function load(call, key, it)
+    local nxt, last = load_fields(call, key, it, it.n)
     if not nxt then
       nxt = {}
       for i = 1, it.n do nxt[i] = NEVER end
       return {
-        key = key, present = false, last = 0, next = nxt, start = 0, t = 0, fits = true,
+        kind = KIND, key = key, present = false, last = 0, next = nxt, start = 0, t = 0, fits = true,
         reason = REASON_NONE, ex = false,
       }
     end
     return {
-      key = key, present = true, last = last, next = nxt, start = 0, t = 0, fits = true,
+      kind = KIND, key = key, present = true, last = last, next = nxt, start = 0, t = 0, fits = true,
       reason = REASON_NONE, ex = false,
     }
   end
@@ -39,7 +42,7 @@ ALGORITHMS[5] = function()
     end
   end
 
-  local function commit(s, it, now, undo)
+  local function commit(call, s, it, now, undo)
     local nxt = s.next
     local need = 0
     if undo then undo[1] = s.start end
@@ -51,23 +54,23 @@ ALGORITHMS[5] = function()
     end
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, nxt, it.n, ttl_px(it, need))
+    store_fields(call, s.key, it.fp, now, nxt, it.n, ttl_px(it, need))
   end
 
-  local function create(s, it, now)
+  local function create(call, s, it, now)
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.next, it.n, ttl_px(it, 0))
+    store_fields(call, s.key, it.fp, now, s.next, it.n, ttl_px(it, 0))
   end
 
-  local function touch(s, it, now)
+  local function touch(call, s, it, now)
     s.last = now
-    store_last(s.key, now)
+    store_last(call, s.key, now)
   end
 
   -- Per window: remaining, the slots still free within max_wait; reset, when the queue is empty.
   local function report(s, it, now, out, o)
-    local nxt, ex = s.next, s.ex
+    local nxt = s.next
     for i = 1, it.n do
       local queued = nxt[i] - now
       if queued < 0 then queued = 0 end
@@ -76,7 +79,7 @@ ALGORITHMS[5] = function()
         remaining = math.min(it.limit[i], floordiv(it.extra - queued, it.aux1[i]) + 1)
       end
       out[o + 1] = remaining
-      out[o + 2] = ex and ex[i] or 0
+      out[o + 2] = retry_of(s, i)
       out[o + 3] = queued
       o = o + 3
     end
@@ -87,8 +90,8 @@ ALGORITHMS[5] = function()
   -- given back only if no later request was scheduled behind the reservation; otherwise moving
   -- them back would let a new request start closer than T to that later one, so the reserved
   -- slot is left as a gap (a delay, never a burst).
-  local function refund(key, it, undo)
-    local nxt, last = load_fields(key, it, it.n)
+  local function refund(call, key, it, undo)
+    local nxt, last = load_fields(call, key, it, it.n)
     if not nxt then
       return
     end
@@ -100,11 +103,12 @@ ALGORITHMS[5] = function()
     for i = 1, it.n do
       nxt[i] = undo[i + 1]
     end
-    store_fields(key, it.fp, last, nxt, it.n, nil)
+    store_fields(call, key, it.fp, last, nxt, it.n, nil)
   end
 
-  return {
-    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+  leaky_bucket = {
+    kind = KIND, load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
     report = report, refund = refund,
+    reads_whole = function() return true end,
   }
 end

@@ -7,7 +7,10 @@
 -- Value: header, then (index, count) as two int64 per slot, window after window.
 -- Mirrors dev.sluice.memory.SlidingWindowState.
 
-ALGORITHMS[2] = function()
+local sliding_window
+do
+  local KIND = 2
+
   -- Once per item argument: it.fields, the int64 fields of the value after its header, and
   -- it.offsets[i], the position in those fields of window i's slot 0.
   local function prepare(it)
@@ -19,16 +22,16 @@ ALGORITHMS[2] = function()
     it.fields, it.offsets = pos - 1, offsets
   end
 
-  local function load(key, it)
+  local function load(call, key, it)
     local count = it.fields
-    local f, last = load_fields(key, it, count)
+    local f, last = load_fields(call, key, it, count)
     local present = f ~= nil
     if not f then
       f = {}
       for i = 1, count do f[i] = 0 end
     end
     return {
-      key = key, present = present, last = last or 0, f = f, count = count, base = it.offsets,
+      kind = KIND, key = key, present = present, last = last or 0, f = f, count = count, base = it.offsets,
       buckets = false, sums = false, curs = false,
       t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
@@ -93,7 +96,7 @@ ALGORITHMS[2] = function()
     end
   end
 
-  local function commit(s, it, now, undo)
+  local function commit(call, s, it, now, undo)
     local buckets, sums, curs = view(s, it, now)
     local f = s.f
     local need = 0
@@ -114,25 +117,24 @@ ALGORITHMS[2] = function()
     if undo then undo[1] = now end
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, f, s.count, ttl_px(it, need))
+    store_fields(call, s.key, it.fp, now, f, s.count, ttl_px(it, need))
   end
 
-  local function create(s, it, now)
+  local function create(call, s, it, now)
     s.last = now
     s.present = true
-    store_fields(s.key, it.fp, now, s.f, s.count, ttl_px(it, 0))
+    store_fields(call, s.key, it.fp, now, s.f, s.count, ttl_px(it, 0))
   end
 
-  local function touch(s, it, now)
+  local function touch(call, s, it, now)
     s.last = now
-    store_last(s.key, now)
+    store_last(call, s.key, now)
   end
 
   -- Per window: remaining, the limit less the buckets' sum; reset, when the newest bucket that
   -- counts anything leaves the window.
   local function report(s, it, now, out, o)
     local buckets, sums, curs = view(s, it, now)
-    local ex = s.ex
     for i = 1, it.n do
       local b, reset = buckets[i], 0
       for k = #b, 1, -1 do
@@ -142,7 +144,7 @@ ALGORITHMS[2] = function()
         end
       end
       out[o + 1] = it.limit[i] - sums[i]
-      out[o + 2] = ex and ex[i] or 0
+      out[o + 2] = retry_of(s, i)
       out[o + 3] = reset
       o = o + 3
     end
@@ -151,8 +153,8 @@ ALGORITHMS[2] = function()
 
   -- Undo record: the reservation's time. Its cost is taken back from the bucket it went into,
   -- if that bucket is still in its slot.
-  local function refund(key, it, undo)
-    local s = load(key, it)
+  local function refund(call, key, it, undo)
+    local s = load(call, key, it)
     if not s.present then
       return
     end
@@ -163,11 +165,12 @@ ALGORITHMS[2] = function()
         s.f[at + 1] = math.max(0, s.f[at + 1] - it.cost)
       end
     end
-    store_fields(key, it.fp, s.last, s.f, s.count, nil)
+    store_fields(call, key, it.fp, s.last, s.f, s.count, nil)
   end
 
-  return {
-    prepare = prepare, load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+  sliding_window = {
+    kind = KIND, prepare = prepare, load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
     report = report, refund = refund,
+    reads_whole = function() return true end,
   }
 end

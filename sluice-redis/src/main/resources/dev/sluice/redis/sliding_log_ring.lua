@@ -1,0 +1,240 @@
+-- sliding_log's value and its ring of slots: reading, writing and laying it out. The decision
+-- itself is in sliding_log.lua.
+--
+-- Value: a header, then a ring of `len` slots of W bytes (W = the item's extra: 4, 6 or 8). The
+-- header:
+--   fp    uint32   rule fingerprint          last  int64   latest time seen
+--   base  int64    slots hold (t - base)     head  uint32  next slot to write
+--   size  uint32   units held (<= len)       seq   int64   units ever admitted, less refunds
+-- and, for a large rule (one whose values can reach LOG_CACHED bytes):
+--   len   uint32   slots in the ring
+--   then per window a uint32: how many of the newest units include every unit inside the
+--   window as of the last commit that searched slot by slot (the window's cursor).
+-- A slot of W bytes spans 2^(8W) us from base (4 bytes: 71 minutes; 6: 8.9 years); when now
+-- outgrows that, base moves up to now - longest period and older units are clamped to it, which
+-- changes no answer since they are outside every window. The Java side picks the narrowest
+-- width that spans the longest period, since every byte of a value is hashed by Redis's Lua
+-- each time the value is read or replied.
+--
+-- A small rule's value is read whole with one GET and written whole with one SET (with PX: value
+-- and TTL in one command), its slots unpacked from the string as they are needed. A large rule's
+-- value is not read whole once it is large, since that hashing would cost more than the
+-- decision: its first LOG_CACHED bytes are read with one GETRANGE (the whole value while it is
+-- that small), and beyond that its slots one by one, each at most once per decision.
+
+local LOG_HEADER = 36
+local LOG_FORMAT = '<I4i8i8I4I4i8'
+-- The size of value read whole: a rule whose values can outgrow it is a large rule.
+local LOG_CACHED = 1024
+-- By slot width: struct's format of one slot, and the largest offset from base it holds (every
+-- exact integer, for 8 bytes).
+local SLOT_FORMAT = {[4] = '<I4', [6] = '<I6', [8] = '<I8'}
+local MAX_OFFSET = {[4] = 4294967295, [6] = 281474976710655, [8] = 9007199254740992}
+
+-- The rule's layout, once per item: header size and format (with cursors for large rules).
+local function log_layout(it)
+  if LOG_HEADER + it.extra * it.maxlimit < LOG_CACHED then
+    it.log_header, it.log_format = LOG_HEADER, LOG_FORMAT
+  else
+    it.log_header, it.log_format = LOG_HEADER + 4 + 4 * it.n, LOG_FORMAT .. string.rep('I4', 1 + it.n)
+  end
+end
+
+-- The value (t - base) of the slot at ring position pos (0 <= pos < len): from the value held
+-- in s.raw, else read with GETRANGE once and kept in s.ring.
+local function log_slot(s, pos)
+  local raw = s.raw
+  if raw then
+    return (struct.unpack(s.fmt, raw, s.hdr + 1 + pos * s.W))
+  end
+  local v = s.ring[pos + 1]
+  if not v then
+    local off = s.hdr + pos * s.W
+    v = struct.unpack(s.fmt, redis.call('GETRANGE', s.key, int(off), int(off + s.W - 1)))
+    s.ring[pos + 1] = v
+  end
+  return v
+end
+
+-- The time of the k-th most recent unit, 1 <= k <= size.
+local function log_recent(s, k)
+  return s.base + log_slot(s, (s.head - k) % s.len)
+end
+
+-- The bytes of `count` slots from slot `from` (taken modulo len), wrapping around the end.
+local function log_read(s, from, count)
+  local bytes = ''
+  if count <= 0 then
+    return bytes
+  end
+  from = from % s.len
+  while count > 0 do
+    local m = math.min(count, s.len - from)
+    local off = s.hdr + from * s.W
+    if s.raw then
+      bytes = bytes .. string.sub(s.raw, off + 1, off + m * s.W)
+    else
+      bytes = bytes .. redis.call('GETRANGE', s.key, int(off), int(off + m * s.W - 1))
+    end
+    count, from = count - m, 0
+  end
+  return bytes
+end
+
+-- Writes whole slots from slot `from`, wrapping: into s.raw when the value is held here (written
+-- back by log_persist), else into the key. Slots kept in s.ring are dropped.
+local function log_write(call, s, from, bytes)
+  local count = #bytes / s.W
+  if count <= 0 then
+    return
+  end
+  if not s.raw then
+    s.ring = {}
+  end
+  from = from % s.len
+  while count > 0 do
+    local m = s.len - from
+    if count < m then m = count end
+    local off = s.hdr + from * s.W
+    local piece = bytes
+    if m < count then
+      piece = string.sub(bytes, 1, m * s.W)
+      bytes = string.sub(bytes, m * s.W + 1)
+    end
+    if s.raw then
+      s.raw = string.sub(s.raw, 1, off) .. piece .. string.sub(s.raw, off + #piece + 1)
+    else
+      write_range(call, s.key, int(off), piece)
+    end
+    count, from = count - m, 0
+  end
+end
+
+-- Rewrites the ring as `len` slots relative to `base`, oldest unit in slot 0, into s.raw: from
+-- here on the value is held here and written back whole.
+local function log_rebuild(s, len, base)
+  local units = ''
+  if s.size > 0 then
+    units = log_read(s, s.head - s.size, s.size)
+    if base ~= s.base then
+      local parts = {}
+      for k = 0, s.size - 1 do
+        local offset = struct.unpack(s.fmt, units, k * s.W + 1)
+        parts[k + 1] = struct.pack(s.fmt, math.max(0, s.base + offset - base))
+      end
+      units = table.concat(parts)
+    end
+  end
+  s.base = base
+  s.len = len
+  s.head = s.size % len
+  s.raw = string.rep('\0', s.hdr) .. units .. string.rep('\0', (len - s.size) * s.W)
+end
+
+-- The header as the state now stands (a large rule's with its length and cursors).
+local function log_header(s, it)
+  if s.hdr == LOG_HEADER then
+    return struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
+  end
+  local inside, cur = {}, s.cur
+  for i = 1, it.n do
+    local x = s.seq - cur[i]
+    if x < 0 then x = 0 elseif x > s.size then x = s.size end
+    inside[i] = x
+  end
+  return struct.pack(it.log_format, it.fp, s.last, s.base, s.head, s.size, s.seq, s.len,
+    unpack(inside, 1, it.n))
+end
+
+-- Writes the header (and, when the value is held here, everything) back. A commit passes the
+-- TTL; a refund keeps the one the last commit set.
+local function log_persist(call, s, it, ttl)
+  local header = log_header(s, it)
+  if s.raw then
+    s.raw = header .. string.sub(s.raw, s.hdr + 1)
+    write_value(call, s.key, s.raw, ttl)
+  else
+    write_range(call, s.key, 0, header)
+    if ttl then
+      redis.call('PEXPIRE', s.key, ttl)
+    end
+  end
+  s.value = s.raw
+end
+
+-- How many of the newest `hi` units are after `floor` (a slot value: t - base), by binary
+-- search; the hi-th newest is probed first, so a full window (every denial of cost 1) takes
+-- one probe.
+local function log_inside(s, hi, floor)
+  local head, len = s.head, s.len
+  if log_slot(s, (head - hi) % len) > floor then
+    return hi
+  end
+  local lo = 0
+  hi = hi - 1
+  -- invariant: the lo newest are inside; units beyond hi are not.
+  while lo < hi do
+    local mid = lo + hi + 1
+    mid = (mid - mid % 2) / 2
+    if log_slot(s, (head - mid) % len) > floor then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  return lo
+end
+
+-- Cursors (large rules). Units are stamped in order, so the units older than a window's cursor
+-- were outside it at that commit and have stayed outside: `remaining` searches forward from the
+-- cursor, galloping then binary search, O(log k) reads for a cursor k units behind, and a commit
+-- moves the cursors up, so a decision reads a few slots however large the log.
+
+-- The slot value (t - base) of the unit of index j (seq - size <= j < seq).
+local function log_unit(s, j)
+  return log_slot(s, (s.head - (s.seq - j)) % s.len)
+end
+
+-- The first index in [lo, seq) whose unit is after `floor` (relative to base), or seq if none.
+local function log_first_after(s, lo, floor)
+  local hi, step = s.seq, 1
+  while lo < hi do
+    local j = lo + step - 1
+    if j >= hi then j = hi - 1 end
+    if log_unit(s, j) > floor then
+      hi = j
+      break
+    end
+    lo = j + 1
+    step = step * 2
+  end
+  while lo < hi do
+    local mid = lo + hi
+    mid = (mid - mid % 2) / 2
+    if log_unit(s, mid) > floor then
+      hi = mid
+    else
+      lo = mid + 1
+    end
+  end
+  return lo
+end
+
+-- Moves each window's cursor to its first unit inside the window at t.
+local function log_advance(s, it, t)
+  local cur, seq, size = s.cur, s.seq, s.size
+  for i = 1, it.n do
+    local held = it.limit[i]
+    if size < held then held = size end
+    local lo = cur[i]
+    if lo < seq - held then lo = seq - held end
+    if lo > seq then lo = seq end
+    cur[i] = log_first_after(s, lo, t - it.period[i] - s.base)
+  end
+end
+
+local function log_no_cursors(it)
+  local cur = {}
+  for i = 1, it.n do cur[i] = 0 end
+  return cur
+end
