@@ -25,68 +25,68 @@ do
   -- At `now` (the decision's time, the same for every step of a call, at or after last): each
   -- window's count (0 if last lies in an earlier window) and the time until it ends. Computed
   -- once per call, kept up to date by commit.
-  local function view(s, it, now)
-    if not s.cur then
+  local function view(state, it, now)
+    if not state.cur then
       local cur, ends = {}, {}
       for i = 1, it.n do
         local p = it.period[i]
         local k = floordiv(now, p)
         ends[i] = (k + 1) * p - now
         cur[i] = 0
-        if s.present and k == floordiv(s.last, p) then
-          cur[i] = s.count[i]
+        if state.present and k == floordiv(state.last, p) then
+          cur[i] = state.count[i]
         end
       end
-      s.cur, s.ends = cur, ends
+      state.cur, state.ends = cur, ends
     end
-    return s.cur, s.ends
+    return state.cur, state.ends
   end
 
-  local function evaluate(s, it, now)
-    local cur, ends = view(s, it, now)
+  local function evaluate(state, it, now)
+    local cur, ends = view(state, it, now)
     for i = 1, it.n do
       if cur[i] + it.cost > it.limit[i] then
-        exceed(s, i, ends[i], REASON_LIMIT)
+        exceed(state, i, ends[i], REASON_LIMIT)
       end
     end
   end
 
-  local function commit(call, s, it, now, undo)
-    local cur, ends = view(s, it, now)
+  local function commit(call, state, it, now, undo)
+    local cur, ends = view(state, it, now)
     local need = 0
     for i = 1, it.n do
       cur[i] = cur[i] + it.cost
       if ends[i] > need then need = ends[i] end
     end
-    s.count, s.last, s.present = cur, now, true
+    state.count, state.last, state.present = cur, now, true
     if undo then undo[1] = now end
-    store_fields(call, s.key, it.fp, now, cur, it.n, ttl_px(it, need))
+    store_fields(call, state.key, it.fp, now, cur, it.n, ttl_px(it, need))
   end
 
-  local function create(call, s, it, now)
-    s.last = now
-    s.present = true
-    store_fields(call, s.key, it.fp, now, s.count, it.n, ttl_px(it, 0))
+  local function create(call, state, it, now)
+    state.last = now
+    state.present = true
+    store_fields(call, state.key, it.fp, now, state.count, it.n, ttl_px(it, 0))
   end
 
   -- Counts of windows the time has moved out of are reset with it.
-  local function touch(call, s, it, now)
-    local cur = view(s, it, now)
-    s.count, s.last = cur, now
-    store_fields(call, s.key, it.fp, now, cur, it.n, nil)
+  local function touch(call, state, it, now)
+    local cur = view(state, it, now)
+    state.count, state.last = cur, now
+    store_fields(call, state.key, it.fp, now, cur, it.n, nil)
   end
 
   -- Per window: remaining, the limit less the current count; reset, the window's end if it
   -- counts anything.
-  local function report(s, it, now, out, o)
-    local cur, ends = view(s, it, now)
+  local function report(state, it, now, numbers, at)
+    local cur, ends = view(state, it, now)
     for i = 1, it.n do
-      out[o + 1] = it.limit[i] - cur[i]
-      out[o + 2] = retry_of(s, i)
-      out[o + 3] = cur[i] > 0 and ends[i] or 0
-      o = o + 3
+      numbers[at + 1] = it.limit[i] - cur[i]
+      numbers[at + 2] = retry_of(state, i)
+      numbers[at + 3] = cur[i] > 0 and ends[i] or 0
+      at = at + 3
     end
-    return o
+    return at
   end
 
   -- Undo record: the reservation's time. The cost is taken back from every window that is still

@@ -45,7 +45,8 @@ local function read_item(arg)
     code = code, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
     extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, over = over, algorithm = false, px = false,
-    fields = false, offsets = false, log_header = false, log_format = false,
+    fields = false, offsets = false, log_header = false, log_format = false, room = false,
+    leaving = false, by_value = false,
   }
 end
 
@@ -74,19 +75,19 @@ end
 -- making one (a state reused within a call provides it).
 
 -- Records that window i cannot take the cost, and when it could (retry > 0 us, or -1: never).
-local function exceed(s, i, retry, reason)
-  local ex = s.ex
+local function exceed(state, i, retry, reason)
+  local ex = state.ex
   if not ex then
-    ex = s.spare or {}
-    s.ex = ex
+    ex = state.spare or {}
+    state.ex = ex
   end
   ex[i] = retry
-  s.fits = false
-  s.reason = reason
+  state.fits = false
+  state.reason = reason
 end
 
 -- Window i's retry for the report: 0 unless exceeded.
-local function retry_of(s, i)
-  local ex = s.ex
+local function retry_of(state, i)
+  local ex = state.ex
   return ex and ex[i] or 0
 end

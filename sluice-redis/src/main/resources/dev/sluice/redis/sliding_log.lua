@@ -8,267 +8,186 @@
 -- The ring grows with use (doubling up to 32 slots, then by a quarter at a time, up to cap), not
 -- preallocated to the limit, and only while the units it would push out are still inside some
 -- window; growing rewrites the value once, so it is allocated at its exact size.
+--
+-- This file decides a small rule, whose value is read whole: `decide` works on the value read and
+-- returns the value to write, with nothing in between but locals, since every table field and
+-- Lua call shows in the server's time per decision. A large rule's value is read slot by slot
+-- (sliding_log_large.lua, which also takes every refund).
 
 local sliding_log
 do
-  local KIND = 1
+  -- The header without seq (at SEQ_AT), which only an admission needs.
+  local HEAD_FORMAT, SEQ_AT = '<I4i8i8I4I4', 29
 
-  -- `spare`: a state this algorithm made for an earlier request of the call, refilled rather
-  -- than made again (a batch decides many requests of one item).
-  local function load(call, key, it, spare)
-    local W, hdr = it.extra, it.log_header
-    local s = spare
-    if s then
-      s.key, s.present, s.last, s.value, s.W, s.fmt = key, false, 0, false, W, SLOT_FORMAT[W]
-      s.raw, s.ring, s.base, s.head, s.size, s.seq, s.len = false, false, 0, 0, 0, 0, 0
-      s.hdr, s.cur, s.t, s.fits, s.reason, s.ex = hdr, false, 0, true, REASON_NONE, false
-      local ex = s.spare
-      for i = 1, it.n do ex[i] = false end
+  -- The header of a value that holds this rule's current state: fp, last, base, head, size and
+  -- the ring's length; nil when the value is absent, not a log, another definition's or from
+  -- before the rule came back.
+  local function current(it, raw)
+    local total = raw and #raw or 0
+    if total < LOG_HEADER or (total - LOG_HEADER) % it.extra ~= 0 then
+      return nil
+    end
+    local fp, last, base, head, size = struct.unpack(HEAD_FORMAT, raw)
+    if fp ~= it.fp or last < it.fresh then
+      return nil
+    end
+    return last, base, head, size, (total - LOG_HEADER) / it.extra
+  end
+
+  -- The new value of an admission that grows, rebases, wraps or starts the ring: its units laid
+  -- out again, oldest in slot 0. Undo record: {time, seq after, units dropped before (seq -
+  -- size), units this commit pushed out of a full ring, then those units' times, oldest first}.
+  local function relaid(it, raw, t, undo)
+    local W, cost, cap = it.extra, it.cost, it.maxlimit
+    local fmt = SLOT_FORMAT[W]
+    local last, base, head, size, len = current(it, raw)
+    local units, seq = {}, 0
+    if last then
+      seq = struct.unpack('<i8', raw, SEQ_AT)
+      for j = 1, size do
+        units[j] = base + struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - size + j - 1) % len * W)
+      end
     else
-      s = {
-        kind = KIND, key = key, present = false, last = 0, value = false, W = W, fmt = SLOT_FORMAT[W],
-        raw = false, ring = false, base = 0, head = 0, size = 0, seq = 0, len = 0, hdr = hdr,
-        cur = false, t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {},
-      }
+      base, size, len = t, 0, 0
     end
-    if hdr == LOG_HEADER then
-      -- Every value of this rule is small: read whole. (A large value of another rule
-      -- definition is read whole once, then replaced.)
-      local raw = read_value(call, key) or ''
-      local total = #raw
-      s.value = raw
-      if total < hdr or (total - hdr) % W ~= 0 then
-        return s
-      end
-      local fp, last, base, head, size, seq = struct.unpack(LOG_FORMAT, raw)
-      if fp ~= it.fp or last < it.fresh then
-        return s
-      end
-      s.present, s.last, s.base, s.head, s.size, s.seq = true, last, base, head, size, seq
-      s.len = (total - hdr) / W
-      s.raw = raw
-      return s
-    end
-    -- A large rule's value: its first LOG_CACHED bytes, which are the whole value while it is
-    -- small; the slots of a larger one are read as they are needed.
-    local raw = redis.call('GETRANGE', key, 0, LOG_CACHED - 1)
-    if #raw < hdr then
-      return s
-    end
-    -- fp, last, base, head, size, seq, len, then how many units are inside each window.
-    local v = {struct.unpack(it.log_format, raw)}
-    if v[1] ~= it.fp or v[2] < it.fresh then
-      return s
-    end
-    local total = hdr + v[7] * W
-    if total < #raw then
-      return s
-    end
-    local seq = v[6]
-    local cur = {}
-    for i = 1, it.n do
-      cur[i] = seq - v[7 + i]
-    end
-    s.present, s.last, s.base, s.head, s.size, s.seq = true, v[2], v[3], v[4], v[5], seq
-    s.len, s.cur, s.ring = v[7], cur, {}
-    if total == #raw then
-      s.raw = raw
-    end
-    return s
-  end
-
-  -- The decision: every window has room for the cost at t.
-  local function evaluate(s, it, t)
-    if not s.present then
-      return
-    end
-    local size, limit, period, cost = s.size, it.limit, it.period, it.cost
-    for i = 1, it.n do
-      local k = limit[i] - cost + 1 -- the unit that must have left the window
-      if k <= size then
-        local expires = log_recent(s, k) + period[i]
-        if expires > t then
-          exceed(s, i, expires - t, REASON_LIMIT)
-        end
+    -- Units pushed out of a full ring that have all left every window are overwritten; else the
+    -- ring grows.
+    local needed = math.min(size + cost, cap)
+    if needed > len then
+      local over = size + cost - len
+      if not (over <= size and units[over] + it.longest <= t) then
+        len = log_grown(len, needed, cap)
       end
     end
-  end
-
-  -- The ring length a commit of `cost` at t needs: grown while the units it would push out are
-  -- still inside some window; a full ring whose oldest units have left every window overwrites
-  -- them instead, since they can no longer deny or count anything.
-  local function ring_length(s, it, t)
-    local len, cost = s.len, it.cost
-    local needed = math.min(s.size + cost, it.maxlimit)
-    if needed <= len then
-      return len
-    end
-    local over = s.size + cost - len
-    if over <= s.size and log_recent(s, s.size - over + 1) + it.longest <= t then
-      return len
-    end
-    -- Small rings double (each growth rewrites the value), larger ones grow by a quarter.
-    local grown = len - floordiv(-len, 4)
-    if len < 32 then grown = 2 * len end
-    return math.min(it.maxlimit, math.max(needed, grown, 4))
-  end
-
-  -- Undo record: {time, seq after, units dropped before (seq - size), units this commit pushed
-  -- out of a full ring, then those units' times, oldest first}.
-  local function commit(call, s, it, t, undo)
-    local cost = it.cost
-    if not s.present then
-      s.size, s.seq, s.head, s.base, s.len, s.raw = 0, 0, 0, t, 0, false
-      if s.hdr > LOG_HEADER then s.cur = log_no_cursors(it) end
-    end
-    local len = ring_length(s, it, t)
-    local base = s.base
-    if t - base > MAX_OFFSET[s.W] then
+    if t - base > MAX_OFFSET[W] then
       base = t - it.longest
     end
-    if not s.present or len ~= s.len or base ~= s.base then
-      log_rebuild(s, len, base)
-    end
-    -- cost <= cap and cost <= needed <= len: the new units fit in the ring.
-    local dropped = math.max(0, s.size + cost - s.len)
+    local dropped = math.max(0, size + cost - len)
     if undo then
-      undo[1], undo[2], undo[3], undo[4] = t, s.seq + cost, s.seq - s.size, dropped
-      if dropped > 0 then
-        local old = log_read(s, s.head - s.size, dropped)
-        for k = 1, dropped do
-          undo[4 + k] = s.base + struct.unpack(s.fmt, old, (k - 1) * s.W + 1)
-        end
+      undo[1], undo[2], undo[3], undo[4] = t, seq + cost, seq - size, dropped
+      for k = 1, dropped do undo[4 + k] = units[k] end
+    end
+    local slots = {}
+    for j = dropped + 1, size do slots[#slots + 1] = struct.pack(fmt, math.max(0, units[j] - base)) end
+    local unit = struct.pack(fmt, t - base)
+    for _ = 1, cost do slots[#slots + 1] = unit end
+    local held = #slots
+    return struct.pack(LOG_FORMAT, it.fp, t, base, held % len, held, seq + cost) .. table.concat(slots)
+      .. string.rep('\0', (len - held) * W)
+  end
+
+  -- Once per item: the layout, and leaving[i], the unit that must have left window i for the
+  -- cost to fit, counted from the newest: L - c + 1.
+  local function prepare(it)
+    log_layout(it)
+    local leaving = {}
+    for i = 1, it.n do leaving[i] = it.limit[i] - it.cost + 1 end
+    it.leaving = leaving
+  end
+
+  -- The decision on `raw`, the key's value (false: none), at `now`: reason, the time decided at,
+  -- whether the value is current state, and on an admission the value to write and its TTL.
+  -- Used alike by a request of one item and by each item of a larger one.
+  local function decide(it, raw, now, undo)
+    local cost, W = it.cost, it.extra
+    -- current(), inline: a call costs more than the read.
+    local total = raw and #raw or 0
+    local fp, last, base, head, size, len
+    if total >= LOG_HEADER then
+      fp, last, base, head, size = struct.unpack(HEAD_FORMAT, raw)
+      len = (total - LOG_HEADER) / W
+      if fp ~= it.fp or last < it.fresh or len % 1 ~= 0 then last = nil end
+    end
+    local t = now
+    if last and last > t then t = last end
+    if it.over then
+      return REASON_COST, t, last ~= nil
+    end
+    if not last then
+      if cost == 0 then
+        return REASON_NONE, t, false
+      end
+      return REASON_NONE, t, false, relaid(it, raw, t, undo), ttl_px(it, it.longest)
+    end
+    -- Slots hold t - base: compared with t - base - period, no addition per probe.
+    local period = it.period
+    local fmt, since = SLOT_FORMAT[W], t - base
+    local leaving = it.leaving
+    for i = 1, it.n do
+      local k = leaving[i]
+      if k <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > since then
+        return REASON_LIMIT, t, true
       end
     end
-    local head = s.head
-    local units = string.rep(struct.pack(s.fmt, t - s.base), cost)
-    s.head = (head + cost) % s.len
-    s.size = s.size + cost - dropped
-    s.seq = s.seq + cost
-    s.last = t
-    s.present = true
-    local ttl = ttl_px(it, it.longest)
-    if s.raw and head + cost <= s.len then
-      -- The common admission: the new value is the new header, the slots before the head, the
-      -- new units and the slots after them, made as one string.
-      local at = s.hdr + head * s.W
-      s.raw = log_header(s, it) .. string.sub(s.raw, s.hdr + 1, at) .. units
-        .. string.sub(s.raw, at + cost * s.W + 1)
-      write_value(call, s.key, s.raw, ttl)
-      s.value = s.raw
-      return
+    if cost == 0 then
+      return REASON_NONE, t, true
     end
-    log_write(call, s, head, units)
-    if s.cur and not s.raw then log_advance(s, it, t) end
-    log_persist(call, s, it, ttl)
-  end
-
-  -- A decision on a key with no state still records its time, as the memory store does.
-  local function create(call, s, it, t)
-    s.size, s.seq, s.head, s.base, s.len, s.last = 0, 0, 0, t, 0, t
-    s.present = true
-    if s.hdr > LOG_HEADER then s.cur = log_no_cursors(it) end
-    s.raw = string.rep('\0', s.hdr)
-    log_persist(call, s, it, ttl_px(it, 0))
-  end
-
-  local function touch(call, s, it, t)
-    s.last = t
-    store_last(call, s.key, t)
-  end
-
-  -- Per window: remaining, the units admitted in (t - P, t] (from the cursor, or counted by
-  -- binary search over the newest min(size, L)); retry; reset, when the newest unit leaves it.
-  local function report(s, it, t, out, o)
-    local size, cur = s.size, s.cur
-    local held = s.present and size > 0
-    -- A value held whole is searched here; the cursors are used where each probe is a read.
-    if s.raw then
-      cur = false
-    elseif cur and held then
-      log_advance(s, it, t)
+    if undo or len == 0 or head + cost > len or since > MAX_OFFSET[W]
+        or (size + cost > len and len < it.maxlimit) then
+      return REASON_NONE, t, true, relaid(it, raw, t, undo), ttl_px(it, it.longest)
     end
-    local newest = held and log_recent(s, 1) or 0
+    -- The common admission: the ring keeps its length (it has room, or is at cap and overwrites
+    -- its oldest units, which the decision found outside every window that counts them) and the
+    -- new units do not wrap around its end. The new value is the new header, the slots before
+    -- the head, the new units and the slots after them, made as one string.
+    local at = LOG_HEADER + head * W
+    local units = string.rep(struct.pack(fmt, since), cost)
+    local header = struct.pack(LOG_FORMAT, it.fp, t, base, (head + cost) % len, math.min(size + cost, len),
+      struct.unpack('<i8', raw, SEQ_AT) + cost)
+    return REASON_NONE, t, true,
+      header .. string.sub(raw, LOG_HEADER + 1, at) .. units .. string.sub(raw, at + cost * W + 1),
+      ttl_px(it, it.longest)
+  end
+
+  -- The value of a key with no state that records a decision's time t (explicit times).
+  local function created(it, t)
+    return struct.pack(LOG_FORMAT, it.fp, t, t, 0, 0, 0)
+  end
+
+  -- Per window, from the value as decided at t: remaining, the limit less the units inside the
+  -- window (binary search over the newest min(size, L)); retry, when the (L - c + 1)-th most
+  -- recent unit leaves it (-1: never, for a cost above the limit); reset, when the newest does.
+  -- The numbers Replies.slidingLog works out from the same value.
+  local function report(it, value, t, reason, numbers, at)
+    local last, base, head, size, len = current(it, value)
+    if not last then size = 0 end
+    local W, cost = it.extra, it.cost
+    local fmt = SLOT_FORMAT[W]
+    local function recent(k)
+      return base + struct.unpack(fmt, value, LOG_HEADER + 1 + (head - k) % len * W)
+    end
     for i = 1, it.n do
       local limit, period = it.limit[i], it.period[i]
-      local inside, reset = 0, 0
-      if held then
-        if cur then
-          inside = s.seq - cur[i]
-        else
-          inside = log_inside(s, math.min(limit, size), t - period - s.base)
+      local inside, retry, reset = 0, 0, 0
+      if size > 0 then
+        local lo, hi = 0, math.min(limit, size)
+        -- invariant: the lo newest are inside; units beyond hi are not.
+        while lo < hi do
+          local mid = lo + hi + 1
+          mid = (mid - mid % 2) / 2
+          if recent(mid) > t - period then lo = mid else hi = mid - 1 end
         end
-        reset = math.max(0, newest + period - t)
+        inside = lo
+        reset = math.max(0, recent(1) + period - t)
       end
-      out[o + 1] = limit - inside
-      out[o + 2] = retry_of(s, i)
-      out[o + 3] = reset
-      o = o + 3
-    end
-    return o
-  end
-
-  -- A small rule's value, which the client reads as the report (Replies.slidingLog).
-  local function value_of(s, it)
-    return it.log_header == LOG_HEADER and s.present and s.value
-  end
-
-  -- Takes a reservation's c units (all stamped with its time) out of the log.
-  --
-  -- The reservation's units are the block that `seq after` points at; units admitted since sit
-  -- newer than it and are moved c slots older, closing the gap. If the ring was full, units were
-  -- pushed out meanwhile: when only the reservation pushed any, they are put back exactly from
-  -- the undo record; when later commits pushed more, the ones they pushed are unknown, so the
-  -- freed slots take the oldest remaining unit's time instead — no earlier than the lost ones,
-  -- so the log may over-count for a while (a false deny), never under-count. If the block is not
-  -- found where expected (the key was reset or rewritten), nothing is taken back.
-  local function refund(call, key, it, undo)
-    local s = load(call, key, it, nil)
-    if not s.present then
-      return
-    end
-    local t, seq_after, dropped_before, pushed_out = undo[1], undo[2], undo[3], undo[4]
-    local c = it.cost
-    local newer = s.seq - seq_after
-    if newer < 0 or newer + c > s.size or t < s.base then
-      return
-    end
-    if log_read(s, s.head - newer - c, c) ~= string.rep(struct.pack(s.fmt, t - s.base), c) then
-      return
-    end
-    local was_full = s.size == s.len
-    local drops = (s.seq - s.size) - dropped_before
-    log_write(call, s, s.head - newer - c, log_read(s, s.head - newer, newer))
-    s.head = (s.head - c) % s.len
-    s.size = s.size - c
-    s.seq = s.seq - c
-    local fill = ''
-    if drops == pushed_out then
-      local parts = {}
-      for k = 1, pushed_out do
-        parts[k] = struct.pack(s.fmt, math.max(0, undo[4 + k] - s.base))
+      if reason == REASON_COST then
+        retry = cost > limit and -1 or 0
+      elseif reason == REASON_LIMIT and limit - cost + 1 <= size then
+        retry = math.max(0, recent(limit - cost + 1) + period - t)
       end
-      fill = table.concat(parts)
-    elseif drops > 0 and was_full then
-      local oldest = t
-      if s.size > 0 then
-        oldest = log_recent(s, s.size)
-      end
-      fill = string.rep(struct.pack(s.fmt, oldest - s.base), math.min(c, drops))
+      numbers[at + 1], numbers[at + 2], numbers[at + 3] = limit - inside, retry, reset
+      at = at + 3
     end
-    local refilled = #fill / s.W
-    log_write(call, s, s.head - s.size - refilled, fill)
-    s.size = s.size + refilled
-    if s.cur then
-      -- Units moved: search every window from the oldest unit held again.
-      for i = 1, it.n do s.cur[i] = s.seq - s.size end
-    end
-    log_persist(call, s, it, nil)
+    return at
   end
 
   sliding_log = {
-    kind = KIND, prepare = log_layout, load = load, evaluate = evaluate, commit = commit,
-    create = create, touch = touch, report = report, refund = refund, value_of = value_of,
-    reads_whole = function(it) return it.log_header == LOG_HEADER end,
+    kind = 1, prepare = prepare, decide = decide, created = created, report = report,
+    refund = sliding_log_large.refund,
+    -- The client reads a one-item request's report from the value (Replies.slidingLog).
+    reported_by_value = function() return true end,
+    reads_whole = function() return true end,
+    -- A large rule is decided slot by slot.
+    variant = function(it) return it.log_header == LOG_HEADER and sliding_log or sliding_log_large end,
   }
 end

@@ -40,134 +40,142 @@ local function log_layout(it)
   end
 end
 
+-- The ring length after growing one of `len` slots that must hold `needed` units, up to `cap`:
+-- small rings double (each growth rewrites the value), larger ones grow by a quarter.
+local function log_grown(len, needed, cap)
+  local grown = len - floordiv(-len, 4)
+  if len < 32 then grown = 2 * len end
+  return math.min(cap, math.max(needed, grown, 4))
+end
+
 -- The value (t - base) of the slot at ring position pos (0 <= pos < len): from the value held
--- in s.raw, else read with GETRANGE once and kept in s.ring.
-local function log_slot(s, pos)
-  local raw = s.raw
+-- in state.raw, else read with GETRANGE once and kept in state.ring.
+local function log_slot(state, pos)
+  local raw = state.raw
   if raw then
-    return (struct.unpack(s.fmt, raw, s.hdr + 1 + pos * s.W))
+    return (struct.unpack(state.fmt, raw, state.hdr + 1 + pos * state.W))
   end
-  local v = s.ring[pos + 1]
+  local v = state.ring[pos + 1]
   if not v then
-    local off = s.hdr + pos * s.W
-    v = struct.unpack(s.fmt, redis.call('GETRANGE', s.key, int(off), int(off + s.W - 1)))
-    s.ring[pos + 1] = v
+    local off = state.hdr + pos * state.W
+    v = struct.unpack(state.fmt, redis.call('GETRANGE', state.key, int(off), int(off + state.W - 1)))
+    state.ring[pos + 1] = v
   end
   return v
 end
 
 -- The time of the k-th most recent unit, 1 <= k <= size.
-local function log_recent(s, k)
-  return s.base + log_slot(s, (s.head - k) % s.len)
+local function log_recent(state, k)
+  return state.base + log_slot(state, (state.head - k) % state.len)
 end
 
 -- The bytes of `count` slots from slot `from` (taken modulo len), wrapping around the end.
-local function log_read(s, from, count)
+local function log_read(state, from, count)
   local bytes = ''
   if count <= 0 then
     return bytes
   end
-  from = from % s.len
+  from = from % state.len
   while count > 0 do
-    local m = math.min(count, s.len - from)
-    local off = s.hdr + from * s.W
-    if s.raw then
-      bytes = bytes .. string.sub(s.raw, off + 1, off + m * s.W)
+    local m = math.min(count, state.len - from)
+    local off = state.hdr + from * state.W
+    if state.raw then
+      bytes = bytes .. string.sub(state.raw, off + 1, off + m * state.W)
     else
-      bytes = bytes .. redis.call('GETRANGE', s.key, int(off), int(off + m * s.W - 1))
+      bytes = bytes .. redis.call('GETRANGE', state.key, int(off), int(off + m * state.W - 1))
     end
     count, from = count - m, 0
   end
   return bytes
 end
 
--- Writes whole slots from slot `from`, wrapping: into s.raw when the value is held here (written
--- back by log_persist), else into the key. Slots kept in s.ring are dropped.
-local function log_write(call, s, from, bytes)
-  local count = #bytes / s.W
+-- Writes whole slots from slot `from`, wrapping: into state.raw when the value is held here (written
+-- back by log_persist), else into the key. Slots kept in state.ring are dropped.
+local function log_write(call, state, from, bytes)
+  local count = #bytes / state.W
   if count <= 0 then
     return
   end
-  if not s.raw then
-    s.ring = {}
+  if not state.raw then
+    state.ring = {}
   end
-  from = from % s.len
+  from = from % state.len
   while count > 0 do
-    local m = s.len - from
+    local m = state.len - from
     if count < m then m = count end
-    local off = s.hdr + from * s.W
+    local off = state.hdr + from * state.W
     local piece = bytes
     if m < count then
-      piece = string.sub(bytes, 1, m * s.W)
-      bytes = string.sub(bytes, m * s.W + 1)
+      piece = string.sub(bytes, 1, m * state.W)
+      bytes = string.sub(bytes, m * state.W + 1)
     end
-    if s.raw then
-      s.raw = string.sub(s.raw, 1, off) .. piece .. string.sub(s.raw, off + #piece + 1)
+    if state.raw then
+      state.raw = string.sub(state.raw, 1, off) .. piece .. string.sub(state.raw, off + #piece + 1)
     else
-      write_range(call, s.key, int(off), piece)
+      write_range(call, state.key, int(off), piece)
     end
     count, from = count - m, 0
   end
 end
 
--- Rewrites the ring as `len` slots relative to `base`, oldest unit in slot 0, into s.raw: from
+-- Rewrites the ring as `len` slots relative to `base`, oldest unit in slot 0, into state.raw: from
 -- here on the value is held here and written back whole.
-local function log_rebuild(s, len, base)
+local function log_rebuild(state, len, base)
   local units = ''
-  if s.size > 0 then
-    units = log_read(s, s.head - s.size, s.size)
-    if base ~= s.base then
+  if state.size > 0 then
+    units = log_read(state, state.head - state.size, state.size)
+    if base ~= state.base then
       local parts = {}
-      for k = 0, s.size - 1 do
-        local offset = struct.unpack(s.fmt, units, k * s.W + 1)
-        parts[k + 1] = struct.pack(s.fmt, math.max(0, s.base + offset - base))
+      for k = 0, state.size - 1 do
+        local offset = struct.unpack(state.fmt, units, k * state.W + 1)
+        parts[k + 1] = struct.pack(state.fmt, math.max(0, state.base + offset - base))
       end
       units = table.concat(parts)
     end
   end
-  s.base = base
-  s.len = len
-  s.head = s.size % len
-  s.raw = string.rep('\0', s.hdr) .. units .. string.rep('\0', (len - s.size) * s.W)
+  state.base = base
+  state.len = len
+  state.head = state.size % len
+  state.raw = string.rep('\0', state.hdr) .. units .. string.rep('\0', (len - state.size) * state.W)
 end
 
 -- The header as the state now stands (a large rule's with its length and cursors).
-local function log_header(s, it)
-  if s.hdr == LOG_HEADER then
-    return struct.pack(LOG_FORMAT, it.fp, s.last, s.base, s.head, s.size, s.seq)
+local function log_header(state, it)
+  if state.hdr == LOG_HEADER then
+    return struct.pack(LOG_FORMAT, it.fp, state.last, state.base, state.head, state.size, state.seq)
   end
-  local inside, cur = {}, s.cur
+  local inside, cur = {}, state.cur
   for i = 1, it.n do
-    local x = s.seq - cur[i]
-    if x < 0 then x = 0 elseif x > s.size then x = s.size end
+    local x = state.seq - cur[i]
+    if x < 0 then x = 0 elseif x > state.size then x = state.size end
     inside[i] = x
   end
-  return struct.pack(it.log_format, it.fp, s.last, s.base, s.head, s.size, s.seq, s.len,
+  return struct.pack(it.log_format, it.fp, state.last, state.base, state.head, state.size, state.seq, state.len,
     unpack(inside, 1, it.n))
 end
 
 -- Writes the header (and, when the value is held here, everything) back. A commit passes the
 -- TTL; a refund keeps the one the last commit set.
-local function log_persist(call, s, it, ttl)
-  local header = log_header(s, it)
-  if s.raw then
-    s.raw = header .. string.sub(s.raw, s.hdr + 1)
-    write_value(call, s.key, s.raw, ttl)
+local function log_persist(call, state, it, ttl)
+  local header = log_header(state, it)
+  if state.raw then
+    state.raw = header .. string.sub(state.raw, state.hdr + 1)
+    write_value(call, state.key, state.raw, ttl)
   else
-    write_range(call, s.key, 0, header)
+    write_range(call, state.key, 0, header)
     if ttl then
-      redis.call('PEXPIRE', s.key, ttl)
+      redis.call('PEXPIRE', state.key, ttl)
     end
   end
-  s.value = s.raw
+  state.value = state.raw
 end
 
 -- How many of the newest `hi` units are after `floor` (a slot value: t - base), by binary
 -- search; the hi-th newest is probed first, so a full window (every denial of cost 1) takes
 -- one probe.
-local function log_inside(s, hi, floor)
-  local head, len = s.head, s.len
-  if log_slot(s, (head - hi) % len) > floor then
+local function log_inside(state, hi, floor)
+  local head, len = state.head, state.len
+  if log_slot(state, (head - hi) % len) > floor then
     return hi
   end
   local lo = 0
@@ -176,7 +184,7 @@ local function log_inside(s, hi, floor)
   while lo < hi do
     local mid = lo + hi + 1
     mid = (mid - mid % 2) / 2
-    if log_slot(s, (head - mid) % len) > floor then
+    if log_slot(state, (head - mid) % len) > floor then
       lo = mid
     else
       hi = mid - 1
@@ -191,17 +199,17 @@ end
 -- moves the cursors up, so a decision reads a few slots however large the log.
 
 -- The slot value (t - base) of the unit of index j (seq - size <= j < seq).
-local function log_unit(s, j)
-  return log_slot(s, (s.head - (s.seq - j)) % s.len)
+local function log_unit(state, j)
+  return log_slot(state, (state.head - (state.seq - j)) % state.len)
 end
 
 -- The first index in [lo, seq) whose unit is after `floor` (relative to base), or seq if none.
-local function log_first_after(s, lo, floor)
-  local hi, step = s.seq, 1
+local function log_first_after(state, lo, floor)
+  local hi, step = state.seq, 1
   while lo < hi do
     local j = lo + step - 1
     if j >= hi then j = hi - 1 end
-    if log_unit(s, j) > floor then
+    if log_unit(state, j) > floor then
       hi = j
       break
     end
@@ -211,7 +219,7 @@ local function log_first_after(s, lo, floor)
   while lo < hi do
     local mid = lo + hi
     mid = (mid - mid % 2) / 2
-    if log_unit(s, mid) > floor then
+    if log_unit(state, mid) > floor then
       hi = mid
     else
       lo = mid + 1
@@ -221,15 +229,15 @@ local function log_first_after(s, lo, floor)
 end
 
 -- Moves each window's cursor to its first unit inside the window at t.
-local function log_advance(s, it, t)
-  local cur, seq, size = s.cur, s.seq, s.size
+local function log_advance(state, it, t)
+  local cur, seq, size = state.cur, state.seq, state.size
   for i = 1, it.n do
     local held = it.limit[i]
     if size < held then held = size end
     local lo = cur[i]
     if lo < seq - held then lo = seq - held end
     if lo > seq then lo = seq end
-    cur[i] = log_first_after(s, lo, t - it.period[i] - s.base)
+    cur[i] = log_first_after(state, lo, t - it.period[i] - state.base)
   end
 end
 

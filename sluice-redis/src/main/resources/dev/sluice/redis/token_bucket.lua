@@ -2,97 +2,114 @@
 -- dev.sluice.memory.TokenBucketState.
 --
 -- aux1 = T, the emission interval ceil(P / L) in microseconds (at least 1). An empty bucket holds
--- L units; cost c fits when max(TAT, now) + c*T - now <= L*T.
+-- L units; cost c fits when max(TAT, t) + c*T - t <= L*T.
 --
 -- Value: header, then TAT as int64 per window. An absent value is a full bucket (TAT = -inf).
+-- `decide` works on the value read and returns the value to write, with nothing in between but
+-- locals, since every table field and Lua call shows in the server's time per decision.
 
 local token_bucket
 do
-  local KIND = 4
-
-  -- `spare`: a state this algorithm made for an earlier request of the call, refilled rather
-  -- than made again (a batch decides many requests of one item).
-  local function load(call, key, it, spare)
-    local tat, last = load_fields(call, key, it, it.n)
-    local present = true
-    if not tat then
-      tat = {}
-      for i = 1, it.n do tat[i] = NEVER end
-      present, last = false, 0
+  -- The value's latest time when it holds this rule's current state, else nil (absent, another
+  -- size, another definition's, or from before the rule came back: a full bucket).
+  local function current(it, raw)
+    if not raw or #raw ~= HEADER + 8 * it.n then
+      return nil
     end
-    local s = spare
-    if s then
-      s.key, s.present, s.last, s.value, s.tat = key, present, last, call.seen_value, tat
-      s.t, s.fits, s.reason, s.ex = 0, true, REASON_NONE, false
-      local ex = s.spare
-      for i = 1, it.n do ex[i] = false end
-      return s
+    local fp, last = struct.unpack('<I4i8', raw)
+    if fp ~= it.fp or last < it.fresh then
+      return nil
     end
-    return {
-      kind = KIND, key = key, present = present, last = last, value = call.seen_value, tat = tat,
-      t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {},
-    }
+    return last
   end
 
-  -- The decision: cost overflows no window at t. A window's excess is its retry.
-  local function evaluate(s, it, t)
-    local tat, interval, limit, cost = s.tat, it.aux1, it.limit, it.cost
-    for i = 1, it.n do
-      local from = tat[i]
-      if from < t then from = t end
-      local excess = from + (cost - limit[i]) * interval[i] - t
-      if excess > 0 then
-        exceed(s, i, excess, REASON_LIMIT)
+  -- Window i's TAT in a current value (NEVER where there is none).
+  local function tat_of(raw, present, i)
+    return present and struct.unpack('<i8', raw, HEADER + 8 * i - 7) or NEVER
+  end
+
+  -- Once per item: room[i], how far window i's TAT may be ahead of the decision's time for the
+  -- cost to fit, (L - c) * T: max(TAT, t) + c*T - t <= L*T exactly when TAT <= t + room[i], for
+  -- a cost within the limit.
+  local function prepare(it)
+    local room = {}
+    for i = 1, it.n do room[i] = (it.limit[i] - it.cost) * it.aux1[i] end
+    it.room = room
+  end
+
+  -- The decision on `raw`, the key's value (false: none), at `now`: reason, the time decided at,
+  -- whether the value is current state, and on an admission the value to write and its TTL.
+  -- Used alike by a request of one item and by each item of a larger one. Undo record (a
+  -- reservation): each window's TAT after the commit.
+  local function decide(it, raw, now, undo)
+    local n, cost = it.n, it.cost
+    -- The header and the first two windows' TATs in one read (as current() does, inline: a
+    -- call costs more than the read); further windows are read one by one.
+    local fp, last, tat1, tat2
+    if raw and #raw == HEADER + 8 * n then
+      fp, last, tat1, tat2 = struct.unpack(n >= 2 and '<I4i8i8i8' or '<I4i8i8', raw)
+    end
+    local present = fp == it.fp and last >= it.fresh
+    if not present then
+      tat1, tat2 = NEVER, NEVER
+    end
+    local t = now
+    if present and last > t then t = last end
+    if it.over then
+      return REASON_COST, t, present
+    end
+    -- Window i denies when its TAT is beyond t + room[i] (see prepare).
+    local room = it.room
+    for i = 1, n do
+      local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
+      if tat > t + room[i] then
+        return REASON_LIMIT, t, present
       end
     end
-  end
-
-  -- Undo record: each window's TAT after the commit.
-  local function commit(call, s, it, t, undo)
-    local tat, interval, cost = s.tat, it.aux1, it.cost
-    local need = 0
-    for i = 1, it.n do
-      local from = tat[i]
-      if from < t then from = t end
-      tat[i] = from + cost * interval[i]
-      if tat[i] - t > need then need = tat[i] - t end
-      if undo then undo[i] = tat[i] end
+    local interval = it.aux1
+    if cost == 0 then
+      return REASON_NONE, t, present
     end
-    s.last = t
-    s.present = true
-    s.value = store_fields(call, s.key, it.fp, t, tat, it.n, ttl_px(it, need))
-  end
-
-  -- A decision on a key with no state still records its time, as the memory store does.
-  local function create(call, s, it, t)
-    s.last = t
-    s.present = true
-    s.value = store_fields(call, s.key, it.fp, t, s.tat, it.n, ttl_px(it, 0))
-  end
-
-  local function touch(call, s, it, t)
-    s.last = t
-    store_last(call, s.key, t)
-  end
-
-  -- Per window: remaining, the limit less the whole emission intervals the TAT is ahead of t;
-  -- retry; reset, when the TAT is reached.
-  local function report(s, it, t, out, o)
-    local tat, interval, limit = s.tat, it.aux1, it.limit
-    for i = 1, it.n do
-      local backlog = tat[i] - t
-      if backlog < 0 then backlog = 0 end
-      out[o + 1] = limit[i] - floordiv(backlog + interval[i] - 1, interval[i])
-      out[o + 2] = retry_of(s, i)
-      out[o + 3] = backlog
-      o = o + 3
+    local tats, need = {}, 0
+    for i = 1, n do
+      local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
+      if tat < t then tat = t end
+      tat = tat + cost * interval[i]
+      tats[i] = tat
+      if tat - t > need then need = tat - t end
+      if undo then undo[i] = tat end
     end
-    return o
+    return REASON_NONE, t, present, pack_fields(it.fp, t, tats, n), ttl_px(it, need)
   end
 
-  -- The value, which the client reads as the report (Replies.tokenBucket).
-  local function value_of(s, it)
-    return s.present and s.value
+  -- The value of a key with no state that records a decision's time t (explicit times).
+  local function created(it, t)
+    local tats = {}
+    for i = 1, it.n do tats[i] = NEVER end
+    return pack_fields(it.fp, t, tats, it.n)
+  end
+
+  -- Per window, from the value as decided at t: remaining, the limit less the whole emission
+  -- intervals the TAT is ahead of t; retry, how far the cost overflows (-1: never, for a cost
+  -- above the limit); reset, when the TAT is reached. The numbers Replies.tokenBucket works out
+  -- from the same value.
+  local function report(it, value, t, reason, numbers, at)
+    local present = current(it, value) ~= nil
+    local interval, limit, cost = it.aux1, it.limit, it.cost
+    for i = 1, it.n do
+      local tat = tat_of(value, present, i)
+      local backlog = math.max(0, tat - t)
+      local retry = 0
+      if reason == REASON_COST then
+        retry = cost > limit[i] and -1 or 0
+      elseif reason == REASON_LIMIT then
+        retry = math.max(0, math.max(tat, t) + (cost - limit[i]) * interval[i] - t)
+      end
+      numbers[at + 1] = limit[i] - floordiv(backlog + interval[i] - 1, interval[i])
+      numbers[at + 2], numbers[at + 3] = retry, backlog
+      at = at + 3
+    end
+    return at
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
@@ -115,8 +132,9 @@ do
   end
 
   token_bucket = {
-    kind = KIND, load = load, evaluate = evaluate, commit = commit, create = create,
-    touch = touch, report = report, refund = refund, value_of = value_of,
+    kind = 4, prepare = prepare, decide = decide, created = created, report = report, refund = refund,
+    -- The client reads a one-item request's report from the value (Replies.tokenBucket).
+    reported_by_value = function() return true end,
     reads_whole = function() return true end,
   }
 end

@@ -76,14 +76,14 @@ end
 --   run, at, written         a batch's keys read with one MGET (run, by key position; `at` is
 --                            the position being decided), and the values of keys this call
 --                            wrote since (true: changed in place, read it again)
---   states, request_items    the request's states and items by item position; a state is reused
---                            from one request of the call to the next (see sliding_log's load)
+--   spare                    the state of the last one-item request, refilled by the next one
+--                            of the same algorithm rather than made again
 --   items                    decoded item arguments by argument (see item in decide.lua)
 local function new_call(now, explicit)
   return {
     now = now, explicit = explicit, numbers = {now}, last_number = 1, values = {false},
     last_value = 1, seen_key = false, seen_value = false, run = false, at = 0, written = false,
-    states = {}, request_items = {}, items = {},
+    spare = false, items = false,
   }
 end
 
@@ -198,10 +198,10 @@ end
 -- value written, for an admission): one number, -1 - reason - 4 * length, and the value after
 -- the reply's numbers, in request order. The client works out the report from the value.
 local function report_by_value(call, reason, value)
-  local o, v = call.last_number + 1, call.last_value + 1
-  call.numbers[o] = -1 - reason - 4 * #value
-  call.values[v] = value
-  call.last_number, call.last_value = o, v
+  local number, at = call.last_number + 1, call.last_value + 1
+  call.numbers[number] = -1 - reason - 4 * #value
+  call.values[at] = value
+  call.last_number, call.last_value = number, at
 end
 
 -- The reply of a decision call: the numbers, then the values that stand for reports.
