@@ -67,11 +67,12 @@ local function item(call, arg)
 end
 
 -- Algorithms decide in one of two ways. Those whose whole value is read in one command (token
--- bucket, a small rule's sliding log) have decide(it, value, now, undo), which returns the
--- reason, the time decided at, whether the value was current state, and on an admission the
--- value to write and its TTL; report(it, value, t, reason, numbers, at) then reads the report
--- from the value as decided. The others load a state table, evaluate it and commit it (see
--- items.lua). Either way one function decides, for a request of one item or of many.
+-- bucket, a small rule's sliding log) give each item a function it.decide(value, now, undo),
+-- which returns the reason, the time decided at, whether the value was current state, and on an
+-- admission the value to write and its TTL; their report(it, value, t, reason, numbers, at) then
+-- reads the report from the value as decided. The others load a state table, evaluate it and
+-- commit it (see items.lua). Either way one function decides, for a request of one item or of
+-- many.
 
 -- Records the time of a decision that consumed nothing, on explicit times (replay, tests), as
 -- the memory store does, so that an earlier time given later counts as this one. On the
@@ -137,7 +138,7 @@ end
 -- shows in the server's time per decision.
 local function decide_run(call, keys, from, to, it)
   local algorithm = it.algorithm
-  local decide = algorithm.decide
+  local decide = it.decide
   if not decide then
     for r = from, to do
       call.at = r
@@ -167,7 +168,7 @@ local function decide_run(call, keys, from, to, it)
       end
     end
     seen_key, seen_value = key, raw
-    local reason, t, present, value, px = decide(it, raw, now, nil)
+    local reason, t, present, value, px = decide(raw, now, nil)
     local changed = value
     if value then
       redis.call('SET', key, value, 'PX', px)
@@ -205,12 +206,12 @@ end
 -- One item of a request of several, evaluated: what settle_entry and report_entry take.
 local function evaluate_entry(call, key, it, undo)
   local algorithm = it.algorithm
-  if not algorithm.decide then
+  if not it.decide then
     local state = evaluate_state(call, key, it, nil)
     return {it = it, key = key, state = state, fits = state.fits}
   end
   local raw = read_value(call, key)
-  local reason, t, present, value, px = algorithm.decide(it, raw, call.now, undo)
+  local reason, t, present, value, px = it.decide(raw, call.now, undo)
   return {
     it = it, key = key, state = false, fits = reason == REASON_NONE, reason = reason, t = t,
     raw = raw, present = present, value = value, px = px, committed = false,

@@ -76,67 +76,71 @@ do
       .. string.rep('\0', (len - held) * W)
   end
 
-  -- Once per item: the layout, and leaving[i], the unit that must have left window i for the
-  -- cost to fit, counted from the newest: L - c + 1.
-  local function prepare(it)
-    log_layout(it)
+  -- The decision of item `it` on `raw`, the key's value (false: none), at `now`: reason, the
+  -- time decided at, whether the value is current state, and on an admission the value to write
+  -- and its TTL. Used alike by a request of one item and by each item of a larger one. Made once
+  -- per item (see prepare), so that what the item fixes is in upvalues, not read from its table
+  -- on every decision.
+  local function decider(it)
+    local cost, W, n, fp, fresh, over, period = it.cost, it.extra, it.n, it.fp, it.fresh, it.over, it.period
+    local fmt, max_offset, cap = SLOT_FORMAT[W], MAX_OFFSET[W], it.maxlimit
+    local px = ttl_px(it, it.longest)
+    -- leaving[i]: the unit that must have left window i for the cost to fit, counted from the
+    -- newest (L - c + 1).
     local leaving = {}
-    for i = 1, it.n do leaving[i] = it.limit[i] - it.cost + 1 end
-    it.leaving = leaving
+    for i = 1, n do leaving[i] = it.limit[i] - cost + 1 end
+    return function(raw, now, undo)
+      -- current(), inline: a call costs more than the read.
+      local total = raw and #raw or 0
+      local last, base, head, size, len, value_fp
+      if total >= LOG_HEADER then
+        value_fp, last, base, head, size = struct.unpack(HEAD_FORMAT, raw)
+        len = (total - LOG_HEADER) / W
+        if value_fp ~= fp or last < fresh or len % 1 ~= 0 then last = nil end
+      end
+      local t = now
+      if last and last > t then t = last end
+      if over then
+        return REASON_COST, t, last ~= nil
+      end
+      if not last then
+        if cost == 0 then
+          return REASON_NONE, t, false
+        end
+        return REASON_NONE, t, false, relaid(it, raw, t, undo), px
+      end
+      -- Slots hold t - base: compared with t - base - period, no addition per probe.
+      local since = t - base
+      for i = 1, n do
+        local k = leaving[i]
+        if k <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > since then
+          return REASON_LIMIT, t, true
+        end
+      end
+      if cost == 0 then
+        return REASON_NONE, t, true
+      end
+      if undo or len == 0 or head + cost > len or since > max_offset or (size + cost > len and len < cap) then
+        return REASON_NONE, t, true, relaid(it, raw, t, undo), px
+      end
+      -- The common admission: the ring keeps its length (it has room, or is at cap and
+      -- overwrites its oldest units, which the decision found outside every window that counts
+      -- them) and the new units do not wrap around its end. The new value is the new header, the
+      -- slots before the head, the new units and the slots after them, made as one string.
+      local at = LOG_HEADER + head * W
+      local units = string.rep(struct.pack(fmt, since), cost)
+      local header = struct.pack(LOG_FORMAT, fp, t, base, (head + cost) % len, math.min(size + cost, len),
+        struct.unpack('<i8', raw, SEQ_AT) + cost)
+      return REASON_NONE, t, true,
+        header .. string.sub(raw, LOG_HEADER + 1, at) .. units .. string.sub(raw, at + cost * W + 1), px
+    end
   end
 
-  -- The decision on `raw`, the key's value (false: none), at `now`: reason, the time decided at,
-  -- whether the value is current state, and on an admission the value to write and its TTL.
-  -- Used alike by a request of one item and by each item of a larger one.
-  local function decide(it, raw, now, undo)
-    local cost, W = it.cost, it.extra
-    -- current(), inline: a call costs more than the read.
-    local total = raw and #raw or 0
-    local fp, last, base, head, size, len
-    if total >= LOG_HEADER then
-      fp, last, base, head, size = struct.unpack(HEAD_FORMAT, raw)
-      len = (total - LOG_HEADER) / W
-      if fp ~= it.fp or last < it.fresh or len % 1 ~= 0 then last = nil end
+  local function prepare(it)
+    log_layout(it)
+    if it.log_header == LOG_HEADER then
+      it.decide = decider(it)
     end
-    local t = now
-    if last and last > t then t = last end
-    if it.over then
-      return REASON_COST, t, last ~= nil
-    end
-    if not last then
-      if cost == 0 then
-        return REASON_NONE, t, false
-      end
-      return REASON_NONE, t, false, relaid(it, raw, t, undo), ttl_px(it, it.longest)
-    end
-    -- Slots hold t - base: compared with t - base - period, no addition per probe.
-    local period = it.period
-    local fmt, since = SLOT_FORMAT[W], t - base
-    local leaving = it.leaving
-    for i = 1, it.n do
-      local k = leaving[i]
-      if k <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > since then
-        return REASON_LIMIT, t, true
-      end
-    end
-    if cost == 0 then
-      return REASON_NONE, t, true
-    end
-    if undo or len == 0 or head + cost > len or since > MAX_OFFSET[W]
-        or (size + cost > len and len < it.maxlimit) then
-      return REASON_NONE, t, true, relaid(it, raw, t, undo), ttl_px(it, it.longest)
-    end
-    -- The common admission: the ring keeps its length (it has room, or is at cap and overwrites
-    -- its oldest units, which the decision found outside every window that counts them) and the
-    -- new units do not wrap around its end. The new value is the new header, the slots before
-    -- the head, the new units and the slots after them, made as one string.
-    local at = LOG_HEADER + head * W
-    local units = string.rep(struct.pack(fmt, since), cost)
-    local header = struct.pack(LOG_FORMAT, it.fp, t, base, (head + cost) % len, math.min(size + cost, len),
-      struct.unpack('<i8', raw, SEQ_AT) + cost)
-    return REASON_NONE, t, true,
-      header .. string.sub(raw, LOG_HEADER + 1, at) .. units .. string.sub(raw, at + cost * W + 1),
-      ttl_px(it, it.longest)
   end
 
   -- The value of a key with no state that records a decision's time t (explicit times).
@@ -182,7 +186,7 @@ do
   end
 
   sliding_log = {
-    kind = 1, prepare = prepare, decide = decide, created = created, report = report,
+    kind = 1, prepare = prepare, created = created, report = report,
     refund = sliding_log_large.refund,
     -- The client reads a one-item request's report from the value (Replies.slidingLog).
     reported_by_value = function() return true end,

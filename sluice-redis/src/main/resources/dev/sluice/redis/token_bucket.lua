@@ -28,58 +28,71 @@ do
     return present and struct.unpack('<i8', raw, HEADER + 8 * i - 7) or NEVER
   end
 
-  -- Once per item: room[i], how far window i's TAT may be ahead of the decision's time for the
-  -- cost to fit, (L - c) * T: max(TAT, t) + c*T - t <= L*T exactly when TAT <= t + room[i], for
-  -- a cost within the limit.
-  local function prepare(it)
+  -- The decision of item `it` on `raw`, the key's value (false: none), at `now`: reason, the
+  -- time decided at, whether the value is current state, and on an admission the value to write
+  -- and its TTL. Used alike by a request of one item and by each item of a larger one. Undo record
+  -- (a reservation): each window's TAT after the commit. Made once per item (see prepare), so
+  -- that what the item fixes is in upvalues, not read from its table on every decision.
+  local function decider(it)
+    local n, cost, fp, fresh, over, interval = it.n, it.cost, it.fp, it.fresh, it.over, it.aux1
+    local size = HEADER + 8 * n
+    -- The header and the first two windows' TATs come with one read; further windows are read
+    -- one by one.
+    local format = n >= 2 and '<I4i8i8i8' or '<I4i8i8'
+    -- room[i]: how far window i's TAT may be ahead of the decision's time for the cost to fit,
+    -- (L - c) * T: max(TAT, t) + c*T - t <= L*T exactly when TAT <= t + room[i], for a cost
+    -- within the limit.
     local room = {}
-    for i = 1, it.n do room[i] = (it.limit[i] - it.cost) * it.aux1[i] end
-    it.room = room
+    for i = 1, n do room[i] = (it.limit[i] - cost) * interval[i] end
+    return function(raw, now, undo)
+      local value_fp, last, tat1, tat2
+      if raw and #raw == size then
+        value_fp, last, tat1, tat2 = struct.unpack(format, raw)
+      end
+      local present = value_fp == fp and last >= fresh
+      if not present then
+        tat1, tat2 = NEVER, NEVER
+      end
+      local t = now
+      if present and last > t then t = last end
+      if over then
+        return REASON_COST, t, present
+      end
+      for i = 1, n do
+        local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
+        if tat > t + room[i] then
+          return REASON_LIMIT, t, present
+        end
+      end
+      if cost == 0 then
+        return REASON_NONE, t, present
+      end
+      -- The new TATs: the first two in locals, packed with the header in one call; a table only
+      -- for more windows.
+      local need, new1, new2, tats = 0, nil, nil, n > 2 and {}
+      for i = 1, n do
+        local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
+        if tat < t then tat = t end
+        tat = tat + cost * interval[i]
+        if i == 1 then new1 = tat elseif i == 2 then new2 = tat end
+        if tats then tats[i] = tat end
+        if tat - t > need then need = tat - t end
+        if undo then undo[i] = tat end
+      end
+      local value
+      if tats then
+        value = pack_fields(fp, t, tats, n)
+      elseif n == 2 then
+        value = struct.pack('<I4i8i8i8', fp, t, new1, new2)
+      else
+        value = struct.pack('<I4i8i8', fp, t, new1)
+      end
+      return REASON_NONE, t, present, value, ttl_px(it, need)
+    end
   end
 
-  -- The decision on `raw`, the key's value (false: none), at `now`: reason, the time decided at,
-  -- whether the value is current state, and on an admission the value to write and its TTL.
-  -- Used alike by a request of one item and by each item of a larger one. Undo record (a
-  -- reservation): each window's TAT after the commit.
-  local function decide(it, raw, now, undo)
-    local n, cost = it.n, it.cost
-    -- The header and the first two windows' TATs in one read (as current() does, inline: a
-    -- call costs more than the read); further windows are read one by one.
-    local fp, last, tat1, tat2
-    if raw and #raw == HEADER + 8 * n then
-      fp, last, tat1, tat2 = struct.unpack(n >= 2 and '<I4i8i8i8' or '<I4i8i8', raw)
-    end
-    local present = fp == it.fp and last >= it.fresh
-    if not present then
-      tat1, tat2 = NEVER, NEVER
-    end
-    local t = now
-    if present and last > t then t = last end
-    if it.over then
-      return REASON_COST, t, present
-    end
-    -- Window i denies when its TAT is beyond t + room[i] (see prepare).
-    local room = it.room
-    for i = 1, n do
-      local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
-      if tat > t + room[i] then
-        return REASON_LIMIT, t, present
-      end
-    end
-    local interval = it.aux1
-    if cost == 0 then
-      return REASON_NONE, t, present
-    end
-    local tats, need = {}, 0
-    for i = 1, n do
-      local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
-      if tat < t then tat = t end
-      tat = tat + cost * interval[i]
-      tats[i] = tat
-      if tat - t > need then need = tat - t end
-      if undo then undo[i] = tat end
-    end
-    return REASON_NONE, t, present, pack_fields(it.fp, t, tats, n), ttl_px(it, need)
+  local function prepare(it)
+    it.decide = decider(it)
   end
 
   -- The value of a key with no state that records a decision's time t (explicit times).
@@ -132,7 +145,7 @@ do
   end
 
   token_bucket = {
-    kind = 4, prepare = prepare, decide = decide, created = created, report = report, refund = refund,
+    kind = 4, prepare = prepare, created = created, report = report, refund = refund,
     -- The client reads a one-item request's report from the value (Replies.tokenBucket).
     reported_by_value = function() return true end,
     reads_whole = function() return true end,
