@@ -46,7 +46,7 @@ local function read_item(arg)
     extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, over = over, algorithm = false, px = false,
     fields = false, offsets = false, log_header = false, log_format = false, decide = false,
-    by_value = false,
+    by_value = false, reads_whole = false,
   }
 end
 

@@ -1,7 +1,8 @@
 -- Sluice decision code: stored values, key access and the reply.
 --
 -- The code is assembled, once, from fixed resource files in the order of DecisionScript.PARTS:
--- values.lua, items.lua, one file per algorithm (sliding_log with its ring helpers), decide.lua.
+-- values.lua, items.lua, one file per algorithm (sliding_log with its large-rule path and ring
+-- helpers), requests.lua, decide.lua.
 -- No value is ever spliced into the text: every number comes in the arguments, every key in the
 -- keys, so one text serves every request. It runs as a library of Redis Functions (loaded once,
 -- its top level run once at FUNCTION LOAD) or as a script (EVALSHA, its top level run on every
@@ -78,12 +79,11 @@ end
 --                            wrote since (true: changed in place, read it again)
 --   spare                    the state of the last one-item request, refilled by the next one
 --                            of the same algorithm rather than made again
---   items                    decoded item arguments by argument (see item in decide.lua)
 local function new_call(now, explicit)
   return {
     now = now, explicit = explicit, numbers = {now}, last_number = 1, values = {false},
     last_value = 1, seen_key = false, seen_value = false, run = false, at = 0, written = false,
-    spare = false, items = false,
+    spare = false,
   }
 end
 
