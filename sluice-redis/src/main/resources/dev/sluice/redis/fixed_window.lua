@@ -29,11 +29,11 @@ do
     if not state.cur then
       local cur, ends = {}, {}
       for i = 1, it.n do
-        local p = it.period[i]
-        local k = floordiv(now, p)
-        ends[i] = (k + 1) * p - now
+        local period = it.period[i]
+        local index = floordiv(now, period)
+        ends[i] = (index + 1) * period - now
         cur[i] = 0
-        if state.present and k == floordiv(state.last, p) then
+        if state.present and index == floordiv(state.last, period) then
           cur[i] = state.count[i]
         end
       end
@@ -97,8 +97,8 @@ do
       return
     end
     for i = 1, it.n do
-      local p = it.period[i]
-      if floordiv(last, p) == floordiv(undo[1], p) then
+      local period = it.period[i]
+      if floordiv(last, period) == floordiv(undo[1], period) then
         count[i] = math.max(0, count[i] - it.cost)
       end
     end

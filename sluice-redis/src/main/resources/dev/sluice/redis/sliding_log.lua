@@ -89,6 +89,10 @@ do
     -- newest (L - c + 1).
     local leaving = {}
     for i = 1, n do leaving[i] = it.limit[i] - cost + 1 end
+    -- The first two windows' in upvalues, as most rules have one or two (a window that is not
+    -- there never looks: its unit is beyond any size).
+    local k1, p1, k2, p2 = leaving[1], period[1], math.huge, 0
+    if n > 1 then k2, p2 = leaving[2], period[2] end
     return function(raw, now, undo)
       -- current(), inline: a call costs more than the read.
       local total = raw and #raw or 0
@@ -111,7 +115,11 @@ do
       end
       -- Slots hold t - base: compared with t - base - period, no addition per probe.
       local since = t - base
-      for i = 1, n do
+      if k1 <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k1) % len * W) + p1 > since
+          or k2 <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k2) % len * W) + p2 > since then
+        return REASON_LIMIT, t, true
+      end
+      for i = 3, n do
         local k = leaving[i]
         if k <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > since then
           return REASON_LIMIT, t, true

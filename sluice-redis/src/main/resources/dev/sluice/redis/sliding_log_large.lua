@@ -51,21 +51,21 @@ do
       return state
     end
     -- fp, last, base, head, size, seq, len, then how many units are inside each window.
-    local v = {struct.unpack(it.log_format, raw)}
-    if v[1] ~= it.fp or v[2] < it.fresh then
+    local header = {struct.unpack(it.log_format, raw)}
+    if header[1] ~= it.fp or header[2] < it.fresh then
       return state
     end
-    local total = hdr + v[7] * W
+    local total = hdr + header[7] * W
     if total < #raw then
       return state
     end
-    local seq = v[6]
+    local seq = header[6]
     local cur = {}
     for i = 1, it.n do
-      cur[i] = seq - v[7 + i]
+      cur[i] = seq - header[7 + i]
     end
-    state.present, state.last, state.base, state.head, state.size, state.seq = true, v[2], v[3], v[4], v[5], seq
-    state.len, state.cur, state.ring = v[7], cur, {}
+    state.present, state.last, state.base, state.head, state.size, state.seq = true, header[2], header[3], header[4], header[5], seq
+    state.len, state.cur, state.ring = header[7], cur, {}
     if total == #raw then
       state.raw = raw
     end
@@ -215,20 +215,20 @@ do
       return
     end
     local t, seq_after, dropped_before, pushed_out = undo[1], undo[2], undo[3], undo[4]
-    local c = it.cost
+    local cost = it.cost
     local newer = state.seq - seq_after
-    if newer < 0 or newer + c > state.size or t < state.base then
+    if newer < 0 or newer + cost > state.size or t < state.base then
       return
     end
-    if log_read(state, state.head - newer - c, c) ~= string.rep(struct.pack(state.fmt, t - state.base), c) then
+    if log_read(state, state.head - newer - cost, cost) ~= string.rep(struct.pack(state.fmt, t - state.base), cost) then
       return
     end
     local was_full = state.size == state.len
     local drops = (state.seq - state.size) - dropped_before
-    log_write(call, state, state.head - newer - c, log_read(state, state.head - newer, newer))
-    state.head = (state.head - c) % state.len
-    state.size = state.size - c
-    state.seq = state.seq - c
+    log_write(call, state, state.head - newer - cost, log_read(state, state.head - newer, newer))
+    state.head = (state.head - cost) % state.len
+    state.size = state.size - cost
+    state.seq = state.seq - cost
     local fill = ''
     if drops == pushed_out then
       local parts = {}
@@ -241,7 +241,7 @@ do
       if state.size > 0 then
         oldest = log_recent(state, state.size)
       end
-      fill = string.rep(struct.pack(state.fmt, oldest - state.base), math.min(c, drops))
+      fill = string.rep(struct.pack(state.fmt, oldest - state.base), math.min(cost, drops))
     end
     local refilled = #fill / state.W
     log_write(call, state, state.head - state.size - refilled, fill)

@@ -77,14 +77,14 @@ local function log_read(state, from, count)
   end
   from = from % state.len
   while count > 0 do
-    local m = math.min(count, state.len - from)
+    local before_end = math.min(count, state.len - from)
     local off = state.hdr + from * state.W
     if state.raw then
-      bytes = bytes .. string.sub(state.raw, off + 1, off + m * state.W)
+      bytes = bytes .. string.sub(state.raw, off + 1, off + before_end * state.W)
     else
-      bytes = bytes .. redis.call('GETRANGE', state.key, int(off), int(off + m * state.W - 1))
+      bytes = bytes .. redis.call('GETRANGE', state.key, int(off), int(off + before_end * state.W - 1))
     end
-    count, from = count - m, 0
+    count, from = count - before_end, 0
   end
   return bytes
 end
@@ -101,20 +101,20 @@ local function log_write(call, state, from, bytes)
   end
   from = from % state.len
   while count > 0 do
-    local m = state.len - from
-    if count < m then m = count end
+    local before_end = state.len - from
+    if count < before_end then before_end = count end
     local off = state.hdr + from * state.W
     local piece = bytes
-    if m < count then
-      piece = string.sub(bytes, 1, m * state.W)
-      bytes = string.sub(bytes, m * state.W + 1)
+    if before_end < count then
+      piece = string.sub(bytes, 1, before_end * state.W)
+      bytes = string.sub(bytes, before_end * state.W + 1)
     end
     if state.raw then
       state.raw = string.sub(state.raw, 1, off) .. piece .. string.sub(state.raw, off + #piece + 1)
     else
       write_range(call, state.key, int(off), piece)
     end
-    count, from = count - m, 0
+    count, from = count - before_end, 0
   end
 end
 
@@ -146,9 +146,9 @@ local function log_header(state, it)
   end
   local inside, cur = {}, state.cur
   for i = 1, it.n do
-    local x = state.seq - cur[i]
-    if x < 0 then x = 0 elseif x > state.size then x = state.size end
-    inside[i] = x
+    local count = state.seq - cur[i]
+    if count < 0 then count = 0 elseif count > state.size then count = state.size end
+    inside[i] = count
   end
   return struct.pack(it.log_format, it.fp, state.last, state.base, state.head, state.size, state.seq, state.len,
     unpack(inside, 1, it.n))

@@ -44,6 +44,10 @@ do
     -- within the limit.
     local room = {}
     for i = 1, n do room[i] = (it.limit[i] - cost) * interval[i] end
+    -- The first two windows' in upvalues, as most rules have one or two (a window that is not
+    -- there never denies).
+    local room1, room2 = room[1], math.huge
+    if n > 1 then room2 = room[2] end
     return function(raw, now, undo)
       local value_fp, last, tat1, tat2
       if raw and #raw == size then
@@ -58,9 +62,11 @@ do
       if over then
         return REASON_COST, t, present
       end
-      for i = 1, n do
-        local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
-        if tat > t + room[i] then
+      if tat1 > t + room1 or tat2 > t + room2 then
+        return REASON_LIMIT, t, present
+      end
+      for i = 3, n do
+        if tat_of(raw, present, i) > t + room[i] then
           return REASON_LIMIT, t, present
         end
       end
