@@ -24,7 +24,7 @@
 -- (-1: never). Or, for a request of one item whose algorithm the client can read from its value
 -- (sliding_log of a small rule, token_bucket), one negative number, -1 - reason - 4 * length,
 -- standing for the key's value as decided, of that length, which follows the numbers in the
--- order of the requests (see report_by_value in values.lua; Replies reads it).
+-- order of the requests (see decide_run in requests.lua; Replies reads it).
 -- ('r'): {report after, report before, undo record of item 1, ..., of item n}, each report a
 -- string as above (the time, then the request's numbers).
 -- ('u'): {number of items}.

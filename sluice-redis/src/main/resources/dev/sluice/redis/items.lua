@@ -10,7 +10,7 @@
 -- cheaper than a separate argument per number.
 --
 -- `over` lists the windows whose limit the cost exceeds (false: none); `algorithm` is the
--- algorithm's table and `px` the usual TTL, both set by decide.lua; an algorithm's prepare adds
+-- algorithm's table and `px` the usual TTL, both set by requests.lua; an algorithm's prepare adds
 -- its layout.
 local function read_item(arg)
   local v = cjson.decode(arg)
@@ -67,9 +67,9 @@ local function ttl_px(it, need)
   return int(-floordiv(-need, 1000) + it.slack)
 end
 
--- Every algorithm's state (what its load returns) carries, besides its own fields: key, present
+-- A state-table algorithm's state (what its load returns) carries, besides its own fields: key, present
 -- (the key holds current state), last (its latest time), value (the key's value as decided, for
--- a report by value), and the item's evaluation, which decide.lua and the algorithm fill in:
+-- a report by value), and the item's evaluation, which requests.lua and the algorithm fill in:
 -- t the time it is decided at, fits, reason, and ex[i] the retry of each exceeded window (ex is
 -- false while none is). A state may carry `spare`, a table that exceed uses as ex instead of
 -- making one (a state reused within a call provides it).

@@ -194,16 +194,6 @@ local function pack_numbers(numbers, count)
   return table.concat(parts)
 end
 
--- A one-item request reported by its key's value as decided (the value read, for a denial; the
--- value written, for an admission): one number, -1 - reason - 4 * length, and the value after
--- the reply's numbers, in request order. The client works out the report from the value.
-local function report_by_value(call, reason, value)
-  local number, at = call.last_number + 1, call.last_value + 1
-  call.numbers[number] = -1 - reason - 4 * #value
-  call.values[at] = value
-  call.last_number, call.last_value = number, at
-end
-
 -- The reply of a decision call: the numbers, then the values that stand for reports.
 local function reply_of(call)
   local numbers = pack_numbers(call.numbers, call.last_number)
