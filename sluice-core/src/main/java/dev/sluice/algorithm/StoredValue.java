@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * The value the Redis store keeps under a key ({@code prelude.lua}): little-endian integers, a
+ * The value the Redis store keeps under a key ({@code values.lua}): little-endian integers, a
  * header of the rule's fingerprint (uint32) and the latest time the key has seen (int64, µs),
  * then the algorithm's own fields, which its class reads.
  */

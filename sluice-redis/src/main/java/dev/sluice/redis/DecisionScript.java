@@ -44,15 +44,16 @@ import java.util.regex.Pattern;
  */
 final class DecisionScript {
   static final List<String> PARTS = List.of(
-      "prelude.lua", "sliding_log.lua", "sliding_window.lua", "fixed_window.lua", "token_bucket.lua",
-      "leaky_bucket.lua", "decide.lua");
+      "values.lua", "items.lua", "sliding_log_ring.lua", "sliding_log_large.lua", "sliding_log.lua",
+      "sliding_window.lua", "fixed_window.lua", "token_bucket.lua", "leaky_bucket.lua", "requests.lua",
+      "decide.lua");
 
   private static final byte[] BODY = assemble();
   /**
-   * The script: the body, then the call of its transaction with the script's KEYS and ARGV; its
-   * top level runs on every call, so it keeps nothing for later calls.
+   * The script: the body, then the call of its transaction with the script's KEYS and ARGV. The
+   * body's top level only defines functions and constants, so a library and a script decide alike.
    */
-  static final byte[] TEXT = concat(BODY, "keep = false\nreturn decide(KEYS, ARGV)\n");
+  static final byte[] TEXT = concat(BODY, "return decide(KEYS, ARGV)\n");
   static final String SHA = sha1(TEXT);
   /** Library and function name: the hash of the code tells versions apart. */
   static final String FUNCTION = "sluice_" + sha1(BODY).substring(0, 16);

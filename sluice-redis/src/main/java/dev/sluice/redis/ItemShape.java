@@ -122,7 +122,7 @@ final class ItemShape {
     t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint))
         .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis);
     // Per window: limit, period, then only the numbers the algorithm uses (read_item in
-    // prelude.lua), derived by the algorithm's class as for the memory store: each number costs
+    // items.lua), derived by the algorithm's class as for the memory store: each number costs
     // the server a conversion on every call.
     for (Window w : windows) {
       long p = w.periodMicros();

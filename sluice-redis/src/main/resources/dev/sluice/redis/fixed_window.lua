@@ -5,16 +5,19 @@
 -- the header's latest time: whenever that time moves into a new window, the count is reset, so
 -- no window index needs to be stored. Mirrors dev.sluice.memory.FixedWindowState.
 
-ALGORITHMS[3] = function()
-  local function load(key, it)
-    local count, last = load_fields(key, it, it.n)
+local fixed_window
+do
+  local KIND = 3
+
+  local function load(call, key, it)
+    local count, last = load_fields(call, key, it, it.n)
     local present = count ~= nil
     if not present then
       count = {}
       for i = 1, it.n do count[i] = 0 end
     end
     return {
-      key = key, present = present, last = last or 0, count = count, cur = false, ends = false,
+      kind = KIND, key = key, present = present, last = last or 0, count = count, cur = false, ends = false,
       t = 0, fits = true, reason = REASON_NONE, ex = false,
     }
   end
@@ -22,89 +25,89 @@ ALGORITHMS[3] = function()
   -- At `now` (the decision's time, the same for every step of a call, at or after last): each
   -- window's count (0 if last lies in an earlier window) and the time until it ends. Computed
   -- once per call, kept up to date by commit.
-  local function view(s, it, now)
-    if not s.cur then
+  local function view(state, it, now)
+    if not state.cur then
       local cur, ends = {}, {}
       for i = 1, it.n do
-        local p = it.period[i]
-        local k = floordiv(now, p)
-        ends[i] = (k + 1) * p - now
+        local period = it.period[i]
+        local index = floordiv(now, period)
+        ends[i] = (index + 1) * period - now
         cur[i] = 0
-        if s.present and k == floordiv(s.last, p) then
-          cur[i] = s.count[i]
+        if state.present and index == floordiv(state.last, period) then
+          cur[i] = state.count[i]
         end
       end
-      s.cur, s.ends = cur, ends
+      state.cur, state.ends = cur, ends
     end
-    return s.cur, s.ends
+    return state.cur, state.ends
   end
 
-  local function evaluate(s, it, now)
-    local cur, ends = view(s, it, now)
+  local function evaluate(state, it, now)
+    local cur, ends = view(state, it, now)
     for i = 1, it.n do
       if cur[i] + it.cost > it.limit[i] then
-        exceed(s, i, ends[i], REASON_LIMIT)
+        exceed(state, i, ends[i], REASON_LIMIT)
       end
     end
   end
 
-  local function commit(s, it, now, undo)
-    local cur, ends = view(s, it, now)
+  local function commit(call, state, it, now, undo)
+    local cur, ends = view(state, it, now)
     local need = 0
     for i = 1, it.n do
       cur[i] = cur[i] + it.cost
       if ends[i] > need then need = ends[i] end
     end
-    s.count, s.last, s.present = cur, now, true
+    state.count, state.last, state.present = cur, now, true
     if undo then undo[1] = now end
-    store_fields(s.key, it.fp, now, cur, it.n, ttl_px(it, need))
+    store_fields(call, state.key, it.fp, now, cur, it.n, ttl_px(it, need))
   end
 
-  local function create(s, it, now)
-    s.last = now
-    s.present = true
-    store_fields(s.key, it.fp, now, s.count, it.n, ttl_px(it, 0))
+  local function create(call, state, it, now)
+    state.last = now
+    state.present = true
+    store_fields(call, state.key, it.fp, now, state.count, it.n, ttl_px(it, 0))
   end
 
   -- Counts of windows the time has moved out of are reset with it.
-  local function touch(s, it, now)
-    local cur = view(s, it, now)
-    s.count, s.last = cur, now
-    store_fields(s.key, it.fp, now, cur, it.n, nil)
+  local function touch(call, state, it, now)
+    local cur = view(state, it, now)
+    state.count, state.last = cur, now
+    store_fields(call, state.key, it.fp, now, cur, it.n, nil)
   end
 
   -- Per window: remaining, the limit less the current count; reset, the window's end if it
   -- counts anything.
-  local function report(s, it, now, out, o)
-    local cur, ends = view(s, it, now)
-    local ex = s.ex
+  local function report(state, it, now, numbers, at)
+    local cur, ends = view(state, it, now)
     for i = 1, it.n do
-      out[o + 1] = it.limit[i] - cur[i]
-      out[o + 2] = ex and ex[i] or 0
-      out[o + 3] = cur[i] > 0 and ends[i] or 0
-      o = o + 3
+      numbers[at + 1] = it.limit[i] - cur[i]
+      numbers[at + 2] = retry_of(state, i)
+      numbers[at + 3] = cur[i] > 0 and ends[i] or 0
+      at = at + 3
     end
-    return o
+    return at
   end
 
   -- Undo record: the reservation's time. The cost is taken back from every window that is still
   -- the one the reservation counted in; a window that has moved on no longer holds it.
-  local function refund(key, it, undo)
-    local count, last = load_fields(key, it, it.n)
+  local function refund(call, key, it, undo)
+    local count, last = load_fields(call, key, it, it.n)
     if not count then
       return
     end
     for i = 1, it.n do
-      local p = it.period[i]
-      if floordiv(last, p) == floordiv(undo[1], p) then
+      local period = it.period[i]
+      if floordiv(last, period) == floordiv(undo[1], period) then
         count[i] = math.max(0, count[i] - it.cost)
       end
     end
-    store_fields(key, it.fp, last, count, it.n, nil)
+    store_fields(call, key, it.fp, last, count, it.n, nil)
   end
 
-  return {
-    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+  fixed_window = {
+    kind = KIND, load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
     report = report, refund = refund,
+    reads_whole = function() return true end,
   }
 end

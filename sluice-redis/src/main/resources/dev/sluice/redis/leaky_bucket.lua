@@ -7,104 +7,108 @@
 -- Value: header, then the next slot as int64 per window. Absent: every slot free (-inf).
 -- Mirrors dev.sluice.memory.LeakyBucketState.
 
-ALGORITHMS[5] = function()
-  local function load(key, it)
-    local nxt, last = load_fields(key, it, it.n)
-    if not nxt then
-      nxt = {}
-      for i = 1, it.n do nxt[i] = NEVER end
+local leaky_bucket
+do
+  local KIND = 5
+
+  local function load(call, key, it)
+    local next_start, last = load_fields(call, key, it, it.n)
+    if not next_start then
+      next_start = {}
+      for i = 1, it.n do next_start[i] = NEVER end
       return {
-        key = key, present = false, last = 0, next = nxt, start = 0, t = 0, fits = true,
+        kind = KIND, key = key, present = false, last = 0, next_start = next_start, start = 0, t = 0, fits = true,
         reason = REASON_NONE, ex = false,
       }
     end
     return {
-      key = key, present = true, last = last, next = nxt, start = 0, t = 0, fits = true,
+      kind = KIND, key = key, present = true, last = last, next_start = next_start, start = 0, t = 0, fits = true,
       reason = REASON_NONE, ex = false,
     }
   end
 
-  local function evaluate(s, it, now)
-    local nxt = s.next
+  local function evaluate(state, it, now)
+    local next_start = state.next_start
     local start = now
     for i = 1, it.n do
-      if nxt[i] > start then start = nxt[i] end
+      if next_start[i] > start then start = next_start[i] end
     end
-    s.start = start
+    state.start = start
     for i = 1, it.n do
-      local over = nxt[i] - now - it.extra
+      local over = next_start[i] - now - it.extra
       if over > 0 then
-        exceed(s, i, over, REASON_WAIT)
+        exceed(state, i, over, REASON_WAIT)
       end
     end
   end
 
-  local function commit(s, it, now, undo)
-    local nxt = s.next
+  local function commit(call, state, it, now, undo)
+    local next_start = state.next_start
     local need = 0
-    if undo then undo[1] = s.start end
+    if undo then undo[1] = state.start end
     for i = 1, it.n do
       -- A slot before now is as good as now: record it as now so the undo record stays finite.
-      if undo then undo[i + 1] = math.max(nxt[i], now) end
-      nxt[i] = s.start + it.cost * it.aux1[i]
-      if nxt[i] - now > need then need = nxt[i] - now end
+      if undo then undo[i + 1] = math.max(next_start[i], now) end
+      next_start[i] = state.start + it.cost * it.aux1[i]
+      if next_start[i] - now > need then need = next_start[i] - now end
     end
-    s.last = now
-    s.present = true
-    store_fields(s.key, it.fp, now, nxt, it.n, ttl_px(it, need))
+    state.last = now
+    state.present = true
+    store_fields(call, state.key, it.fp, now, next_start, it.n, ttl_px(it, need))
   end
 
-  local function create(s, it, now)
-    s.last = now
-    s.present = true
-    store_fields(s.key, it.fp, now, s.next, it.n, ttl_px(it, 0))
+  local function create(call, state, it, now)
+    state.last = now
+    state.present = true
+    store_fields(call, state.key, it.fp, now, state.next_start, it.n, ttl_px(it, 0))
   end
 
-  local function touch(s, it, now)
-    s.last = now
-    store_last(s.key, now)
+  local function touch(call, state, it, now)
+    state.last = now
+    store_last(call, state.key, now)
   end
 
   -- Per window: remaining, the slots still free within max_wait; reset, when the queue is empty.
-  local function report(s, it, now, out, o)
-    local nxt, ex = s.next, s.ex
+  local function report(state, it, now, numbers, at)
+    local next_start = state.next_start
     for i = 1, it.n do
-      local queued = nxt[i] - now
+      local queued = next_start[i] - now
       if queued < 0 then queued = 0 end
       local remaining = 0
       if queued <= it.extra then
         remaining = math.min(it.limit[i], floordiv(it.extra - queued, it.aux1[i]) + 1)
       end
-      out[o + 1] = remaining
-      out[o + 2] = ex and ex[i] or 0
-      out[o + 3] = queued
-      o = o + 3
+      numbers[at + 1] = remaining
+      numbers[at + 2] = retry_of(state, i)
+      numbers[at + 3] = queued
+      at = at + 3
     end
-    return o
+    return at
   end
 
   -- Undo record: the reservation's start, then each window's next slot before it. The slots are
   -- given back only if no later request was scheduled behind the reservation; otherwise moving
   -- them back would let a new request start closer than T to that later one, so the reserved
   -- slot is left as a gap (a delay, never a burst).
-  local function refund(key, it, undo)
-    local nxt, last = load_fields(key, it, it.n)
-    if not nxt then
+  local function refund(call, key, it, undo)
+    local next_start, last = load_fields(call, key, it, it.n)
+    if not next_start then
       return
     end
     for i = 1, it.n do
-      if nxt[i] ~= undo[1] + it.cost * it.aux1[i] then
+      if next_start[i] ~= undo[1] + it.cost * it.aux1[i] then
         return
       end
     end
     for i = 1, it.n do
-      nxt[i] = undo[i + 1]
+      next_start[i] = undo[i + 1]
     end
-    store_fields(key, it.fp, last, nxt, it.n, nil)
+    store_fields(call, key, it.fp, last, next_start, it.n, nil)
   end
 
-  return {
-    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
+  leaky_bucket = {
+    kind = KIND, load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
     report = report, refund = refund,
+    reads_whole = function() return true end,
   }
 end

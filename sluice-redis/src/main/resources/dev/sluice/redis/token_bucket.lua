@@ -1,213 +1,134 @@
--- token_bucket: GCRA, one theoretical arrival time (TAT) per window.
+-- token_bucket: GCRA, one theoretical arrival time (TAT) per window. Mirrors
+-- dev.sluice.memory.TokenBucketState.
 --
 -- aux1 = T, the emission interval ceil(P / L) in microseconds (at least 1). An empty bucket holds
--- L units; cost c fits when max(TAT, now) + c*T - now <= L*T.
+-- L units; cost c fits when max(TAT, t) + c*T - t <= L*T.
 --
 -- Value: header, then TAT as int64 per window. An absent value is a full bucket (TAT = -inf).
--- Mirrors dev.sluice.memory.TokenBucketState.
+-- `decide` works on the value read and returns the value to write, with nothing in between but
+-- locals, since every table field and Lua call shows in the server's time per decision.
 
-ALGORITHMS[4] = function()
-  -- States by the item's position in the request (k), reused from call to call as the sliding
-  -- log's are (k is nil for a refund).
-  local POOL = {}
-
-  local function load(key, it, k)
-    local tat, last = load_fields(key, it, it.n)
-    local present = true
-    if not tat then
-      tat = {}
-      for i = 1, it.n do tat[i] = NEVER end
-      present, last = false, 0
+local token_bucket
+do
+  -- The value's latest time when it holds this rule's current state, else nil (absent, another
+  -- size, another definition's, or from before the rule came back: a full bucket).
+  local function current(it, raw)
+    if not raw or #raw ~= HEADER + 8 * it.n then
+      return nil
     end
-    local s = k and POOL[k]
-    if s then
-      s.key, s.present, s.last, s.tat = key, present, last, tat
-      s.t, s.fits, s.reason, s.ex = 0, true, REASON_NONE, false
-      local spare = s.spare
-      for i = 1, it.n do spare[i] = false end
-      return s
+    local fp, last = struct.unpack('<I4i8', raw)
+    if fp ~= it.fp or last < it.fresh then
+      return nil
     end
-    s = {
-      key = key, present = present, last = last, tat = tat, t = 0, fits = true,
-      reason = REASON_NONE, ex = false, spare = {},
-    }
-    if k then POOL[k] = s end
-    return s
+    return last
   end
 
-  -- How far cost c at `now` overflows a window (interval T, limit L) whose TAT is tat; positive:
-  -- it does not fit, and this is its retry.
-  local function excess(tat, T, L, c, now)
-    if tat < now then tat = now end
-    return tat + c * T - now - L * T
+  -- Window i's TAT in a current value (NEVER where there is none).
+  local function tat_of(raw, present, i)
+    return present and struct.unpack('<i8', raw, HEADER + 8 * i - 7) or NEVER
   end
 
-  -- A window's remaining (the whole emission intervals its TAT is ahead of now, taken from the
-  -- limit) and reset (when the TAT is reached).
-  local function remaining(tat, T, L, now)
-    local backlog = tat - now
-    if backlog < 0 then backlog = 0 end
-    return L - floordiv(backlog + T - 1, T), backlog
-  end
-
-  local function evaluate(s, it, now)
-    local tat, interval, limit, cost = s.tat, it.aux1, it.limit, it.cost
-    for i = 1, it.n do
-      local e = excess(tat[i], interval[i], limit[i], cost, now)
-      if e > 0 then
-        exceed(s, i, e, REASON_LIMIT)
+  -- The decision of item `it` on `raw`, the key's value (false: none), at `now`: reason, the
+  -- time decided at, whether the value is current state, and on an admission the value to write
+  -- and its TTL. Used alike by a request of one item and by each item of a larger one. Undo record
+  -- (a reservation): each window's TAT after the commit. Made once per item (see prepare), so
+  -- that what the item fixes is in upvalues, not read from its table on every decision.
+  local function decider(it)
+    local n, cost, fp, fresh, over, interval = it.n, it.cost, it.fp, it.fresh, it.over, it.aux1
+    local size = HEADER + 8 * n
+    -- The header and the first two windows' TATs come with one read; further windows are read
+    -- one by one.
+    local format = n >= 2 and '<I4i8i8i8' or '<I4i8i8'
+    -- room[i]: how far window i's TAT may be ahead of the decision's time for the cost to fit,
+    -- (L - c) * T: max(TAT, t) + c*T - t <= L*T exactly when TAT <= t + room[i], for a cost
+    -- within the limit.
+    local room = {}
+    for i = 1, n do room[i] = (it.limit[i] - cost) * interval[i] end
+    -- The first two windows' in upvalues, as most rules have one or two (a window that is not
+    -- there never denies).
+    local room1, room2 = room[1], math.huge
+    if n > 1 then room2 = room[2] end
+    return function(raw, now, undo)
+      local value_fp, last, tat1, tat2
+      if raw and #raw == size then
+        value_fp, last, tat1, tat2 = struct.unpack(format, raw)
       end
-    end
-  end
-
-  local function commit(s, it, now, undo)
-    local tat, interval, cost = s.tat, it.aux1, it.cost
-    local need = 0
-    for i = 1, it.n do
-      local from = tat[i]
-      if from < now then from = now end
-      tat[i] = from + cost * interval[i]
-      if tat[i] - now > need then need = tat[i] - now end
-      if undo then undo[i] = tat[i] end
-    end
-    s.last = now
-    s.present = true
-    store_fields(s.key, it.fp, now, tat, it.n, ttl_px(it, need))
-  end
-
-  -- A decision on a key with no state still records its time, as the memory store does.
-  local function create(s, it, now)
-    s.last = now
-    s.present = true
-    store_fields(s.key, it.fp, now, s.tat, it.n, ttl_px(it, 0))
-  end
-
-  local function touch(s, it, now)
-    s.last = now
-    store_last(s.key, now)
-  end
-
-  -- Per window: remaining, retry, reset.
-  local function report(s, it, now, out, o)
-    local tat, interval, limit, ex = s.tat, it.aux1, it.limit, s.ex
-    for i = 1, it.n do
-      out[o + 1], out[o + 3] = remaining(tat[i], interval[i], limit[i], now)
-      out[o + 2] = ex and ex[i] or 0
-      o = o + 3
-    end
-    return o
-  end
-
-  -- One item decided before the general path builds anything, as sliding_log.lua's quick (for
-  -- keys[from..to], all of this item): one GET (or one MGET for the run), one struct call,
-  -- locals; a key with no current value is a full bucket, as load makes it; a denial writes
-  -- nothing, an admission one SET, and the report is the value itself (see "quick path" in
-  -- prelude.lua), from which the client works out each window's numbers. A key is left
-  -- undecided, having written nothing and with its value left for load, when the general path
-  -- must decide it (a peek that fits, a cost above a limit). Returns the position of the first key
-  -- left undecided (to + 1 when none) and the report's last position. It decides as evaluate and
-  -- commit above, and the differential tests compare its decisions and the reports the client
-  -- makes of them with the memory store on every trace.
-  local TAT = {}
-
-  -- The TATs of a full bucket, at v[3..], as quick reads a value's.
-  local FULL = {}
-  for i = 1, CHUNK + 2 do FULL[i] = NEVER end
-
-  local function quick(keys, from, to, it, now, explicit, out, b)
-    local n = it.n
-    -- (one struct call reads the value: up to CHUNK windows)
-    if it.over or n > CHUNK then
-      return from, b
-    end
-    local size, format, ifp, fresh = HEADER + 8 * n, header_int64s(n), it.fp, it.fresh
-    local interval, limit, cost = it.aux1, it.limit, it.cost
-    -- Window i denies exactly when cost overflows it (excess > 0): when its TAT is beyond
-    -- t + (L - c) * T, all integers. Written out for the first two windows, their slack in locals
-    -- (a window that is not there never denies: slack beyond any time), as sliding_log's quick
-    -- path does; windows after the second are checked from the decoded value.
-    local s1, s2 = (limit[1] - cost) * interval[1], 1 / 0
-    if n > 1 then
-      s2 = (limit[2] - cost) * interval[2]
-    end
-    -- Upvalues the loop uses, as locals (an upvalue costs an operation at each use).
-    local reply, replied = REPLY, REPLIED
-    local sunpack, rcall, DENIED = sunpack, rcall, -1 - REASON_LIMIT
-    local seen_key, seen_value = SEEN_KEY, SEEN_VALUE
-    -- The run read at once (read_run, prelude.lua); the values this call writes, kept apart.
-    local values, written, off = read_run(keys, from, to, it, explicit), false, from - 1
-    for r = from, to do
-      local key = keys[r]
-      local raw
-      if values then
-        raw = written and written[key] or values[r - off] or ''
-      else
-        raw = seen_key == key and seen_value or rcall('GET', key) or ''
-      end
-      -- fp, last, then the TATs of the first two windows (a2: struct's next position if n = 1);
-      -- v: all of them, where needed.
-      local fp, last, a1, a2, v
-      if #raw == size then
-        fp, last, a1, a2 = sunpack(format, raw)
-      end
-      if fp ~= ifp or last < fresh then
-        -- No current state (absent, another size, another definition's, or from before the rule
-        -- came back): a full bucket, as load makes it.
-        last, a1, a2, v = 0, NEVER, NEVER, FULL
+      local present = value_fp == fp and last >= fresh
+      if not present then
+        tat1, tat2 = NEVER, NEVER
       end
       local t = now
-      if last > t then t = last end
-      local denied = a1 > t + s1 or a2 > t + s2
-      if not denied and n > 2 then
-        v = v or {sunpack(format, raw)}
-        for i = 3, n do
-          if v[2 + i] > t + (limit[i] - cost) * interval[i] then
-            denied = true
-            break
-          end
+      if present and last > t then t = last end
+      if over then
+        return REASON_COST, t, present
+      end
+      if tat1 > t + room1 or tat2 > t + room2 then
+        return REASON_LIMIT, t, present
+      end
+      for i = 3, n do
+        if tat_of(raw, present, i) > t + room[i] then
+          return REASON_LIMIT, t, present
         end
       end
-      if denied then
-        b = b + 1
-        out[b] = DENIED - 4 * size
-        replied = replied + 1
-        reply[replied] = raw
-        seen_key, seen_value = key, raw
-        if explicit and t > last then
-          store_last(key, t)
-          seen_key = false
-        end
-      elseif cost == 0 then
-        READ_KEY, READ_VALUE, REPLIED, SEEN_KEY, SEEN_VALUE = key, raw, replied, seen_key, seen_value
-        return r, b
+      if cost == 0 then
+        return REASON_NONE, t, present
+      end
+      -- The new TATs: the first two in locals, packed with the header in one call; a table only
+      -- for more windows.
+      local need, new1, new2, tats = 0, nil, nil, n > 2 and {}
+      for i = 1, n do
+        local tat = i == 1 and tat1 or i == 2 and tat2 or tat_of(raw, present, i)
+        if tat < t then tat = t end
+        tat = tat + cost * interval[i]
+        if i == 1 then new1 = tat elseif i == 2 then new2 = tat end
+        if tats then tats[i] = tat end
+        if tat - t > need then need = tat - t end
+        if undo then undo[i] = tat end
+      end
+      local value
+      if tats then
+        value = pack_fields(fp, t, tats, n)
+      elseif n == 2 then
+        value = struct.pack('<I4i8i8i8', fp, t, new1, new2)
       else
-        -- Admitted: commit's TATs and TTL (the first two windows' TATs from a1 and a2).
-        local tat, need = TAT, 0
-        if n > 2 and not v then
-          v = {sunpack(format, raw)}
-        end
-        for i = 1, n do
-          local at = i == 1 and a1 or i == 2 and a2 or v[2 + i]
-          if at < t then at = t end
-          local x = at + cost * interval[i]
-          tat[i] = x
-          if x - t > need then need = x - t end
-        end
-        local value = pack_fields(ifp, t, tat, n)
-        rcall('SET', key, value, 'PX', ttl_px(it, need))
-        b = b + 1
-        out[b] = -1 - REASON_NONE - 4 * #value
-        replied = replied + 1
-        reply[replied] = value
-        seen_key, seen_value = key, value
-        if values then
-          written = written or {}
-          written[key] = value
-        end
+        value = struct.pack('<I4i8i8', fp, t, new1)
       end
+      return REASON_NONE, t, present, value, ttl_px(it, need)
     end
-    READ_KEY, REPLIED, SEEN_KEY, SEEN_VALUE = false, replied, seen_key, seen_value
-    return to + 1, b
+  end
+
+  local function prepare(it)
+    it.decide = decider(it)
+  end
+
+  -- The value of a key with no state that records a decision's time t (explicit times).
+  local function created(it, t)
+    local tats = {}
+    for i = 1, it.n do tats[i] = NEVER end
+    return pack_fields(it.fp, t, tats, it.n)
+  end
+
+  -- Per window, from the value as decided at t: remaining, the limit less the whole emission
+  -- intervals the TAT is ahead of t; retry, how far the cost overflows (-1: never, for a cost
+  -- above the limit); reset, when the TAT is reached. The numbers Replies.tokenBucket works out
+  -- from the same value.
+  local function report(it, value, t, reason, numbers, at)
+    local present = current(it, value) ~= nil
+    local interval, limit, cost = it.aux1, it.limit, it.cost
+    for i = 1, it.n do
+      local tat = tat_of(value, present, i)
+      local backlog = math.max(0, tat - t)
+      local retry = 0
+      if reason == REASON_COST then
+        retry = cost > limit[i] and -1 or 0
+      elseif reason == REASON_LIMIT then
+        retry = math.max(0, math.max(tat, t) + (cost - limit[i]) * interval[i] - t)
+      end
+      numbers[at + 1] = limit[i] - floordiv(backlog + interval[i] - 1, interval[i])
+      numbers[at + 2], numbers[at + 3] = retry, backlog
+      at = at + 3
+    end
+    return at
   end
 
   -- Undo record: the TAT of each window right after the reservation. If nothing else was
@@ -215,8 +136,8 @@ ALGORITHMS[4] = function()
   -- time seen acts as that time). If other admissions came in between (they raised the TAT by
   -- delta), the TAT becomes max(TAT - c*T, last + delta): never below what those admissions
   -- alone would have left, so a refund never lets more through than the limit allows.
-  local function refund(key, it, undo)
-    local tat, last = load_fields(key, it, it.n)
+  local function refund(call, key, it, undo)
+    local tat, last = load_fields(call, key, it, it.n)
     if not tat then
       return
     end
@@ -226,11 +147,13 @@ ALGORITHMS[4] = function()
         tat[i] = math.max(tat[i] - it.cost * it.aux1[i], last + delta)
       end
     end
-    store_fields(key, it.fp, last, tat, it.n, nil)
+    store_fields(call, key, it.fp, last, tat, it.n, nil)
   end
 
-  return {
-    load = load, evaluate = evaluate, commit = commit, create = create, touch = touch,
-    report = report, refund = refund, quick = quick,
+  token_bucket = {
+    kind = 4, prepare = prepare, created = created, report = report, refund = refund,
+    -- The client reads a one-item request's report from the value (Replies.tokenBucket).
+    reported_by_value = function() return true end,
+    reads_whole = function() return true end,
   }
 end

@@ -20,6 +20,12 @@ public final class RedisContenders {
             Integer.getInteger("sluice.callsInFlight", -1), true));
     BY_NAME.put("sluice_unbatched", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG, false));
     BY_NAME.put("sluice_token_bucket_unbatched", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET, false));
+    // The same, on the sluice-redis build in -Dsluice.otherRedisClasses (see OtherBuild): two
+    // versions of the decision script measured alternately in one run.
+    BY_NAME.put("sluice_other", (uri, w) -> new SluiceContender(uri, w, Algorithm.SLIDING_LOG,
+        Integer.getInteger("sluice.callsInFlight", -1), false, OtherBuild.fromProperty()));
+    BY_NAME.put("sluice_token_bucket_other", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET,
+        Integer.getInteger("sluice.callsInFlight", -1), false, OtherBuild.fromProperty()));
     BY_NAME.put("bucket4j", Bucket4jContender::new);
     BY_NAME.put("redisson", RedissonContender::new);
     BY_NAME.put("zset", SortedSetLogContender::new);

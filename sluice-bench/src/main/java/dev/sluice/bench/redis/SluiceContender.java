@@ -6,6 +6,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
 import dev.sluice.redis.RedisStore;
+import dev.sluice.spi.Store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +45,14 @@ final class SluiceContender implements RedisContender {
 
   /** {@code yesOrNo}: decides through {@code tryAcquireAsync}, which builds no decision. */
   SluiceContender(String uri, Workload w, Algorithm algorithm, int depth, boolean yesOrNo) {
+    this(uri, w, algorithm, depth, yesOrNo, null);
+  }
+
+  /**
+   * {@code redisClasses}: where the store's classes come from ({@link OtherBuild}: another build of
+   * sluice-redis, e.g. the previous decision script), or null for this build's.
+   */
+  SluiceContender(String uri, Workload w, Algorithm algorithm, int depth, boolean yesOrNo, OtherBuild redisClasses) {
     this.yesOrNo = yesOrNo;
     Rule.Builder b = Rule.builder(RULE).algorithm(algorithm);
     for (Workload.Limit l : w.limits()) {
@@ -51,20 +60,26 @@ final class SluiceContender implements RedisContender {
     }
     // The load tool measures the store, not the failure mode: a slow answer must not turn into
     // an "allowed" decision made locally.
-    RedisStore.Builder store = RedisStore.builder(uri);
-    if (depth >= 0) {
-      store.callsInFlight(depth);
-    }
     Integer minBatch = Integer.getInteger("sluice.minBatch");
-    if (minBatch != null) {
-      store.minBatch(minBatch);
+    Store built;
+    if (redisClasses != null) {
+      built = redisClasses.redisStore(uri, depth, minBatch);
+    } else {
+      RedisStore.Builder store = RedisStore.builder(uri);
+      if (depth >= 0) {
+        store.callsInFlight(depth);
+      }
+      if (minBatch != null) {
+        store.minBatch(minBatch);
+      }
+      built = store.build();
     }
-    limiter = Sluice.builder().rules(b.build()).store(store.build()).storeTimeout(Duration.ofSeconds(30))
+    limiter = Sluice.builder().rules(b.build()).store(built).storeTimeout(Duration.ofSeconds(30))
         .build();
     String how = depth == 0 ? ", one call per decision"
         : ", queued decisions batched" + (depth > 0 ? ", " + depth + " calls in flight" : "")
             + (minBatch != null ? ", minBatch " + minBatch : "");
-    rule = w.rule() + " (" + algorithm.configName() + how + (yesOrNo ? ", tryAcquireAsync" : "") + ")";
+    rule = w.rule() + " (" + algorithm.configName() + how + (redisClasses != null ? ", " + redisClasses : "") + (yesOrNo ? ", tryAcquireAsync" : "") + ")";
   }
 
   @Override

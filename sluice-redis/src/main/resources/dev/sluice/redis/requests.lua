@@ -1,0 +1,272 @@
+-- Requests: the kept item arguments, and deciding one request (of one item or several) or a
+-- Cluster reservation. decide.lua drives them by mode.
+
+local ALGORITHMS = {sliding_log, sliding_window, fixed_window, token_bucket, leaky_bucket}
+
+-- Decoded item arguments by argument, kept from call to call: the one table the library keeps
+-- between calls. Decoding one costs about as much as deciding a few requests (figures in
+-- docs/redis-internals.md, "What a call keeps"), and a batch carries only a handful. An item is
+-- a pure function of its argument's text (fixed by its rule but for the cost and the fresh
+-- time), so a kept one decides exactly as a new one would; ITEM_CACHE bounds the table (costs can
+-- be anything) by starting afresh when it is full. A script's top level runs on every call, so
+-- there it lasts one call.
+local ITEM_CACHE = 1000
+local kept_items = {by_argument = {}, count = 0}
+
+local function item(call, arg)
+  local it = kept_items.by_argument[arg]
+  if it then
+    return it
+  end
+  it = read_item(arg)
+  local algorithm = ALGORITHMS[it.code]
+  if algorithm.prepare then
+    algorithm.prepare(it)
+  end
+  if algorithm.variant then
+    algorithm = algorithm.variant(it)
+  end
+  it.algorithm = algorithm
+  -- A peek or a cost above a limit is reported as numbers.
+  it.by_value = it.cost > 0 and not it.over and algorithm.reported_by_value ~= nil
+    and algorithm.reported_by_value(it)
+  it.reads_whole = algorithm.reads_whole(it)
+  if kept_items.count >= ITEM_CACHE then
+    kept_items.by_argument, kept_items.count = {}, 0
+  end
+  kept_items.by_argument[arg] = it
+  kept_items.count = kept_items.count + 1
+  return it
+end
+
+-- Algorithms decide in one of two ways. Those whose whole value is read in one command (token
+-- bucket, a small rule's sliding log) give each item a function it.decide(value, now, undo),
+-- which returns the reason, the time decided at, whether the value was current state, and on an
+-- admission the value to write and its TTL; their report(it, value, t, reason, numbers, at) then
+-- reads the report from the value as decided. The others load a state table, evaluate it and
+-- commit it (see items.lua). Either way one function decides, for a request of one item or of
+-- many.
+
+-- Records the time of a decision that consumed nothing, on explicit times (replay, tests), as
+-- the memory store does, so that an earlier time given later counts as this one. On the
+-- server's clock such a decision writes nothing: a later decision at an earlier time (a replica
+-- promoted with a late clock) is still no earlier than the last commit, which is all the state
+-- needs.
+local function record_time(call, key, it, raw, t, present)
+  if not present then
+    write_value(call, key, it.algorithm.created(it, t), ttl_px(it, 0))
+  elseif t > struct.unpack('<i8', raw, 5) then
+    store_last(call, key, t)
+  end
+end
+
+-- The state-table way: loads and evaluates the item.
+local function evaluate_state(call, key, it, spare)
+  local algorithm = it.algorithm
+  if spare and spare.kind ~= algorithm.kind then
+    spare = nil
+  end
+  local state = algorithm.load(call, key, it, spare)
+  -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
+  local t = call.now
+  if state.present and state.last > t then
+    t = state.last
+  end
+  state.t = t
+  local over = it.over
+  if over then
+    for j = 1, #over do
+      exceed(state, over[j], -1, REASON_COST)
+    end
+  else
+    algorithm.evaluate(state, it, t)
+  end
+  return state
+end
+
+local function settle_state(call, state, it, commit, undo)
+  if commit then
+    it.algorithm.commit(call, state, it, state.t, undo)
+  elseif call.explicit then
+    if not state.present then
+      it.algorithm.create(call, state, it, state.t)
+    elseif state.t > state.last then
+      it.algorithm.touch(call, state, it, state.t)
+    end
+  end
+end
+
+local function report_state(call, state, it)
+  local numbers, at = call.numbers, call.last_number
+  numbers[at + 1] = state.reason
+  numbers[at + 2] = state.fits and state.start and (state.start - state.t) or 0
+  call.last_number = it.algorithm.report(state, it, state.t, numbers, at + 2)
+end
+
+-- Requests of one item each, keys[from..to], all of item `it`, decided one after the other
+-- (one request, or a batch's requests that share their argument). Where the client can read the
+-- report from the key's value, the value is the report: the server then does no counting for
+-- it. The loop keeps what it uses in locals, and reads and writes the keys itself (as
+-- read_value and write_value do, see values.lua): a table field or a Lua call per decision
+-- shows in the server's time per decision.
+local function decide_run(call, keys, from, to, it)
+  local algorithm = it.algorithm
+  local decide = it.decide
+  if not decide then
+    for r = from, to do
+      call.at = r
+      local state = evaluate_state(call, keys[r], it, call.spare)
+      call.spare = state
+      settle_state(call, state, it, state.fits and it.cost > 0, nil)
+      report_state(call, state, it)
+    end
+    return
+  end
+  local now, explicit, by_value = call.now, call.explicit, it.by_value
+  local numbers, values, last_number, last_value = call.numbers, call.values, call.last_number, call.last_value
+  local seen_key, seen_value, run, written = call.seen_key, call.seen_value, call.run, call.written
+  for r = from, to do
+    local key = keys[r]
+    local raw
+    if key == seen_key then
+      raw = seen_value
+    else
+      local known = written and written[key]
+      if known and known ~= true then
+        raw = known
+      elseif run and not known then
+        raw = run[r]
+      else
+        raw = redis.call('GET', key)
+      end
+    end
+    seen_key, seen_value = key, raw
+    local reason, t, present, value, px = decide(raw, now, nil)
+    local changed = value
+    if value then
+      redis.call('SET', key, value, 'PX', px)
+    elseif explicit and not present then
+      changed = algorithm.created(it, t)
+      redis.call('SET', key, changed, 'PX', ttl_px(it, 0))
+    elseif explicit and t > struct.unpack('<i8', raw, 5) then
+      -- The time recorded in place (see record_time): the value is read again if needed.
+      redis.call('SETRANGE', key, 4, struct.pack('<i8', t))
+      seen_key = false
+      changed = true
+    end
+    if changed then
+      if changed ~= true then seen_value = changed end
+      if run then
+        written = written or {}
+        written[key] = changed
+      end
+    end
+    last_number = last_number + 1
+    if by_value and (value or present) then
+      value = value or raw
+      last_value = last_value + 1
+      numbers[last_number] = -1 - reason - 4 * #value
+      values[last_value] = value
+    else
+      numbers[last_number], numbers[last_number + 1] = reason, 0
+      last_number = algorithm.report(it, value or raw, t, reason, numbers, last_number + 1)
+    end
+  end
+  call.last_number, call.last_value = last_number, last_value
+  call.seen_key, call.seen_value, call.written = seen_key, seen_value, written
+end
+
+-- One item of a request of several, evaluated: what settle_entry and report_entry take.
+local function evaluate_entry(call, key, it, undo)
+  local algorithm = it.algorithm
+  if not it.decide then
+    local state = evaluate_state(call, key, it, nil)
+    return {it = it, key = key, state = state, fits = state.fits}
+  end
+  local raw = read_value(call, key)
+  local reason, t, present, value, px = it.decide(raw, call.now, undo)
+  return {
+    it = it, key = key, state = false, fits = reason == REASON_NONE, reason = reason, t = t,
+    raw = raw, present = present, value = value, px = px, committed = false,
+  }
+end
+
+local function settle_entry(call, entry, commit, undo)
+  local it = entry.it
+  if entry.state then
+    settle_state(call, entry.state, it, commit, undo)
+  elseif commit then
+    write_value(call, entry.key, entry.value, entry.px)
+    entry.committed = true
+  elseif call.explicit then
+    record_time(call, entry.key, it, entry.raw, entry.t, entry.present)
+  end
+end
+
+local function report_entry(call, entry)
+  if entry.state then
+    report_state(call, entry.state, entry.it)
+    return
+  end
+  local numbers, at = call.numbers, call.last_number
+  numbers[at + 1], numbers[at + 2] = entry.reason, 0
+  local value = entry.committed and entry.value or entry.raw
+  call.last_number = entry.it.algorithm.report(entry.it, value, entry.t, entry.reason, numbers, at + 2)
+end
+
+-- Evaluates the n items keys[first + k], args[arg_first + k]; whether every enforced item fits
+-- (shadow items never block the others, and are consumed only when they fit).
+local function evaluate_entries(call, keys, first, args, arg_first, n, entries, undos)
+  local enforced_fit = true
+  for k = 1, n do
+    local entry = evaluate_entry(call, keys[first + k], item(call, args[arg_first + k]), undos and undos[k])
+    entries[k] = entry
+    if not entry.fits and not entry.it.shadow then
+      enforced_fit = false
+    end
+  end
+  return enforced_fit
+end
+
+-- A request of n items, keys[first + k] and args[arg_first + k] for k = 1..n, all or nothing.
+local function decide_request(call, keys, first, args, arg_first, n)
+  if n == 1 then
+    decide_run(call, keys, first + 1, first + 1, item(call, args[arg_first + 1]))
+    return
+  end
+  local entries = {}
+  local enforced_fit = evaluate_entries(call, keys, first, args, arg_first, n, entries, nil)
+  for k = 1, n do
+    local entry = entries[k]
+    settle_entry(call, entry, enforced_fit and entry.fits and entry.it.cost > 0, nil)
+  end
+  for k = 1, n do
+    report_entry(call, entries[k])
+  end
+end
+
+-- Mode 'r': {report after, report before, undo record of each committed item ({} for others)}.
+local function reserve(call, keys, args)
+  local n = #args - 1
+  local entries, undos = {}, {}
+  for k = 1, n do undos[k] = {} end
+  local enforced_fit = evaluate_entries(call, keys, 0, args, 1, n, entries, undos)
+  for k = 1, n do report_entry(call, entries[k]) end
+  local reply = {false, pack_numbers(call.numbers, call.last_number)}
+  for k = 1, n do
+    local entry = entries[k]
+    local commit = enforced_fit and entry.fits and entry.it.cost > 0
+    -- A decide-way item wrote its undo record while deciding: it counts only if committed. A
+    -- state-way item's commit writes its own.
+    local undo = {}
+    if commit and not entry.state then
+      undo = undos[k]
+    end
+    reply[k + 2] = undo
+    settle_entry(call, entry, commit, undo)
+  end
+  call.last_number = 1
+  for k = 1, n do report_entry(call, entries[k]) end
+  reply[1] = pack_numbers(call.numbers, call.last_number)
+  return reply
+end
