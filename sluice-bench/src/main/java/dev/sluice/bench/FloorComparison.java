@@ -51,14 +51,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Options: {@code --reps} (3), {@code --warmup} and {@code --seconds} per run (10, 15),
  * {@code --keys} (10000,1), {@code --protocols} (http,grpc), {@code --connections} for wrk and
  * {@code --inflight} for gRPC (64, 64), {@code --jvm} the servers' JVM flags
- * ({@code -Xms512m -Xmx512m -XX:+UseG1GC}), {@code --sluice-jar}
- * ({@code sluice-server/target/sluice.jar}), {@code --sluice-jvm} extra flags for the service
- * alone (e.g. a JFR recording; empty), {@code --wrk} (wrk).
+ * ({@code -Xms512m -Xmx512m -XX:+UseG1GC}), {@code --sluice-jar} the service's jar
+ * ({@code sluice=sluice-server/target/sluice.jar}; several as {@code name=path,name=path}, each
+ * measured against the same floor in turn, to compare two builds of the service in one run),
+ * {@code --sluice-jvm} extra flags for the service alone (e.g. a JFR recording; empty),
+ * {@code --wrk} (wrk).
  */
 public final class FloorComparison {
   private FloorComparison() {}
-
-  private static final List<String> SERVERS = List.of("floor", "sluice");
 
   /** One measured run. */
   record Run(int rep, String protocol, int keys, String server, double rps, double cpuMicros, double p99Micros,
@@ -67,7 +67,8 @@ public final class FloorComparison {
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new LinkedHashMap<>(Map.of("reps", "3", "warmup", "10", "seconds", "15",
         "keys", "10000,1", "protocols", "http,grpc", "connections", "64", "inflight", "64",
-        "jvm", "-Xms512m -Xmx512m -XX:+UseG1GC", "sluice-jar", "sluice-server/target/sluice.jar", "wrk", "wrk"));
+        "jvm", "-Xms512m -Xmx512m -XX:+UseG1GC", "sluice-jar", "sluice=sluice-server/target/sluice.jar",
+        "wrk", "wrk"));
     o.put("sluice-jvm", "");
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
@@ -99,14 +100,22 @@ public final class FloorComparison {
       System.out.println("|---:|---|---:|---|---:|---:|---:|---:|---:|");
       List<Run> runs = new ArrayList<>();
       int reps = Integer.parseInt(o.get("reps"));
+      Map<String, String> jars = jars(o);
       for (int rep = 1; rep <= reps; rep++) {
-        try (Proc floor = startFloor(o, dir); Proc sluice = startSluice(o, config, dir)) {
+        List<Proc> servers = new ArrayList<>();
+        try {
+          servers.add(startFloor(o, dir));
+          for (var jar : jars.entrySet()) {
+            servers.add(startSluice(o, jar.getKey(), jar.getValue(), config, dir));
+          }
           int c = 0;
           for (String protocol : o.get("protocols").split(",")) {
             for (String k : o.get("keys").split(",")) {
               int keys = Integer.parseInt(k);
-              boolean floorFirst = (rep + c++) % 2 == 1;
-              for (Proc p : floorFirst ? List.of(floor, sluice) : List.of(sluice, floor)) {
+              // Each case starts with the next server in turn, so each is first as often as the others.
+              int first = (rep + c++) % servers.size();
+              for (int i = 0; i < servers.size(); i++) {
+                Proc p = servers.get((first + i) % servers.size());
                 Run r = measure(o, rep, protocol, keys, p, lua, factory);
                 runs.add(r);
                 System.out.printf(Locale.ROOT, "| %d | %s | %,d | %s | %,.0f | %.2f | %,.0f | %d | %.2f |%n", r.rep,
@@ -114,9 +123,15 @@ public final class FloorComparison {
               }
             }
           }
+        } finally {
+          for (Proc p : servers) {
+            p.close();
+          }
         }
       }
-      summary(runs);
+      for (String name : jars.keySet()) {
+        summary(runs, name);
+      }
     }
   }
 
@@ -158,14 +173,27 @@ public final class FloorComparison {
     return cmd;
   }
 
-  /** Medians per case and server, and the service's ratios to the floor (of the medians, and per repetition). */
-  private static void summary(List<Run> runs) {
+  /** The service jars to compare with the floor, by name: {@code name=path,...} (a bare path is "sluice"). */
+  private static Map<String, String> jars(Map<String, String> o) {
+    Map<String, String> jars = new LinkedHashMap<>();
+    for (String j : o.get("sluice-jar").split(",")) {
+      int eq = j.indexOf('=');
+      jars.put(eq < 0 ? "sluice" : j.substring(0, eq), j.substring(eq + 1));
+    }
+    return jars;
+  }
+
+  /**
+   * Medians per case of one service jar and the floor, and the service's ratios to the floor (of
+   * the medians, and per repetition).
+   */
+  private static void summary(List<Run> runs, String name) {
     System.out.println();
-    System.out.println("Medians; ratios are sluice / floor of the medians, and [the range of the ratios within one "
-        + "repetition].");
+    System.out.println("`" + name + "` against the floor: medians; ratios are " + name + " / floor of the medians, "
+        + "and [the range of the ratios within one repetition].");
     System.out.println();
-    System.out.println("| protocol | keys | floor req/s | sluice req/s | ratio | floor CPU µs | sluice CPU µs | ratio "
-        + "| floor p99 µs | sluice p99 µs | ratio |");
+    System.out.println("| protocol | keys | floor req/s | " + name + " req/s | ratio | floor CPU µs | " + name
+        + " CPU µs | ratio | floor p99 µs | " + name + " p99 µs | ratio |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     Map<String, List<Run>> byCase = new TreeMap<>();
     for (Run r : runs) {
@@ -174,7 +202,7 @@ public final class FloorComparison {
     }
     for (List<Run> c : byCase.values()) {
       List<Run> floor = c.stream().filter(r -> r.server.equals("floor")).toList();
-      List<Run> sluice = c.stream().filter(r -> r.server.equals("sluice")).toList();
+      List<Run> sluice = c.stream().filter(r -> r.server.equals(name)).toList();
       StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "| %s | %,d ", c.get(0).protocol,
           c.get(0).keys));
       for (Metric m : Metric.values()) {
@@ -221,7 +249,7 @@ public final class FloorComparison {
    */
   private static void recordAnswers(Map<String, String> o, Path config, Path dir, ClientFactory factory)
       throws Exception {
-    try (Proc sluice = startSluice(o, config, dir)) {
+    try (Proc sluice = startSluice(o, "sluice", jars(o).values().iterator().next(), config, dir)) {
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + sluice.port + "/v1/acquire"))
           .header("Content-Type", "application/json")
@@ -282,12 +310,13 @@ public final class FloorComparison {
     return Proc.start("floor", cmd, port, dir);
   }
 
-  private static Proc startSluice(Map<String, String> o, Path config, Path dir) throws Exception {
+  private static Proc startSluice(Map<String, String> o, String name, String jar, Path config, Path dir)
+      throws Exception {
     int port = freePort();
     List<String> cmd = java(o.get("jvm") + " " + o.get("sluice-jvm"));
-    cmd.addAll(List.of("-jar", o.get("sluice-jar"), "serve", "--config", config.toString(), "--host", "127.0.0.1",
+    cmd.addAll(List.of("-jar", jar, "serve", "--config", config.toString(), "--host", "127.0.0.1",
         "--port", String.valueOf(port), "--shutdown-grace", "0"));
-    return Proc.start("sluice", cmd, port, dir);
+    return Proc.start(name, cmd, port, dir);
   }
 
   private static List<String> java(String flags) {
@@ -354,10 +383,15 @@ public final class FloorComparison {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       process.destroy();
-      if (!process.waitFor(20, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor();
+      try {
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+          process.destroyForcibly().waitFor();
+        }
+      } catch (InterruptedException e) {
+        process.destroyForcibly();
+        Thread.currentThread().interrupt();
       }
     }
   }
