@@ -3,6 +3,7 @@ package dev.sluice.bench;
 import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.ExchangeType;
 import com.linecorp.armeria.common.HttpData;
+import com.linecorp.armeria.common.HttpObject;
 import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
@@ -35,7 +36,7 @@ import java.util.concurrent.CountDownLatch;
  * what the service costs beyond it is its own work (reading the request, deciding, writing the
  * answer). It is set up as the service sets up Armeria: one HTTP port for both protocols, no
  * {@code Server} header, Netty's leak sampling off, the body read whole before the handler runs
- * (a unary route) and answered on the event loop that read it.
+ * (a unary route) and answered on the event loop that read it, with the same Armeria calls.
  *
  * <p>The answers are a real answer of the service, recorded by {@link FloorComparison}: the HTTP
  * one as a file of a status line, {@code name: value} header lines, an empty line and the body;
@@ -72,10 +73,13 @@ public final class FloorServer {
     new CountDownLatch(1).await();
   }
 
-  /** A fixed HTTP answer: headers and body, shared by every request (both are immutable). */
+  /**
+   * A fixed HTTP answer: headers (with the body's length) and body, shared by every request (both
+   * are immutable), answered with the call the service answers with.
+   */
   record Answer(ResponseHeaders headers, HttpData body) {
     HttpResponse toResponse() {
-      return HttpResponse.of(headers, body);
+      return HttpResponse.of(new HttpObject[] {headers, body});
     }
   }
 
@@ -121,6 +125,6 @@ public final class FloorServer {
       h.add(lines[i].substring(0, colon).strip(), lines[i].substring(colon + 1).strip());
     }
     byte[] body = text.substring(split + 2).getBytes(StandardCharsets.UTF_8);
-    return new Answer(h.build(), HttpData.wrap(body));
+    return new Answer(h.contentLength(body.length).build(), HttpData.wrap(body));
   }
 }
