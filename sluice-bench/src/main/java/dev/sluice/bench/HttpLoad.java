@@ -144,7 +144,7 @@ public final class HttpLoad {
     return elapsed;
   }
 
-  private static Map<String, String> wrk(List<String> cmd, String keys) throws IOException, InterruptedException {
+  static Map<String, String> wrk(List<String> cmd, String keys) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("SLUICE_KEYS", keys);
     Process p = pb.start();
