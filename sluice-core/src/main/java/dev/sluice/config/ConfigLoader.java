@@ -47,6 +47,9 @@ public final class ConfigLoader {
   /** The top-level key of a native configuration file. */
   public static final String NATIVE_KEY = NativeReader.ROOT_KEY;
 
+  /** Every top-level key of a native file: {@code limits}, {@code operations}, {@code attributes}. */
+  public static final List<String> NATIVE_KEYS = NativeReader.ROOT_FIELDS;
+
   /**
    * The deepest nesting of YAML values (mappings and lists) a configuration file may have. Files
    * need a few levels; the bound keeps a hostile file from exhausting the reader's stack.

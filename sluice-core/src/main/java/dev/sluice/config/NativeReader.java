@@ -36,7 +36,7 @@ final class NativeReader {
 
   static final String OPERATIONS_KEY = "operations";
   static final String ATTRIBUTES_KEY = "attributes";
-  private static final List<String> ROOT_FIELDS = List.of(ROOT_KEY, OPERATIONS_KEY, ATTRIBUTES_KEY);
+  static final List<String> ROOT_FIELDS = List.of(ROOT_KEY, OPERATIONS_KEY, ATTRIBUTES_KEY);
   private static final List<String> OPERATION_FIELDS = List.of("name", "items");
   private static final List<String> ITEM_FIELDS = List.of("rule", "key", "when", "unless", "cost");
   private static final List<String> ATTRIBUTE_FIELDS = List.of("type", "group", "group6");
@@ -117,19 +117,22 @@ final class NativeReader {
     }
     checkFields(map, ROOT_FIELDS);
     Field limits = map.field(ROOT_KEY);
-    if (limits == null) {
+    if (limits == null && map.field(OPERATIONS_KEY) == null && map.field(ATTRIBUTES_KEY) == null) {
       missing(map, ROOT_KEY, ROOT_FIELDS, "missing '" + ROOT_KEY + "' (the list of rules)");
       return;
     }
-    if (!(limits.value() instanceof ListNode list)) {
-      error(limits.value().location(), "'" + ROOT_KEY + "' must be a list of rules, found " + limits.value().describe());
-      return;
-    }
-    Map<String, ConfigLocation> names = new LinkedHashMap<>();
-    for (int i = 0; i < list.items().size(); i++) {
-      Rule r = readRule(list.items().get(i), i + 1, names);
-      if (r != null) {
-        rules.add(r);
+    // A file may hold operations (and attributes) alone, over rules defined in other files.
+    if (limits != null) {
+      if (!(limits.value() instanceof ListNode list)) {
+        error(limits.value().location(), "'" + ROOT_KEY + "' must be a list of rules, found " + limits.value().describe());
+        return;
+      }
+      Map<String, ConfigLocation> names = new LinkedHashMap<>();
+      for (int i = 0; i < list.items().size(); i++) {
+        Rule r = readRule(list.items().get(i), i + 1, names);
+        if (r != null) {
+          rules.add(r);
+        }
       }
     }
     Field attrs = map.field(ATTRIBUTES_KEY);

@@ -94,7 +94,7 @@ public final class ConfigFiles {
   /** Whether a file is in Envoy's format rather than the native one, by its top-level keys. */
   private static boolean isEnvoy(String text, String file) throws ConfigException {
     List<String> keys = ConfigLoader.topLevelKeys(text, file);
-    boolean isNative = keys.contains(ConfigLoader.NATIVE_KEY);
+    boolean isNative = keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains);
     boolean isEnvoy = keys.contains(ENVOY_KEY);
     if (isNative && isEnvoy) {
       throw new ConfigException(ConfigProblem.at(new ConfigLocation(file, 1, 1), "the file has top-level keys of "

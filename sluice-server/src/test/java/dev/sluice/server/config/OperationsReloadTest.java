@@ -30,7 +30,6 @@ class OperationsReloadTest {
   void aReloadSwapsRulesAndOperationsTogetherAndABadOperationKeepsBoth() throws Exception {
     Files.writeString(dir.resolve("limits.yaml"), RULES);
     Files.writeString(dir.resolve("ops.yaml"), """
-        limits: []
         operations:
           - name: first
             items: [{rule: a, key: "u:{user}"}]
@@ -42,13 +41,12 @@ class OperationsReloadTest {
       // An operation naming a rule that the same edit removed: nothing of the edit applies.
       Files.writeString(dir.resolve("limits.yaml"), RULES.replace("name: a", "name: b"));
       assertThat(r.check()).isFalse();
-      assertThat(r.status().lastError()).contains("ops.yaml:4:20: operation 'first', item 1: unknown rule 'a'");
+      assertThat(r.status().lastError()).contains("ops.yaml:3:20: operation 'first', item 1: unknown rule 'a'");
       assertThat(limiter.rules().get("a")).isNotNull();
       assertThat(limiter.rules().operations()).extracting(Operation::name).containsExactly("first");
 
       Files.writeString(dir.resolve("limits.yaml"), RULES);
       Files.writeString(dir.resolve("ops.yaml"), """
-          limits: []
           operations:
             - name: second
               items: [{rule: a, key: "u:{user}"}]
