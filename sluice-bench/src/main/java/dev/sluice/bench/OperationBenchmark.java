@@ -1,0 +1,114 @@
+package dev.sluice.bench;
+
+import dev.sluice.Algorithm;
+import dev.sluice.Attribute;
+import dev.sluice.Decision;
+import dev.sluice.Item;
+import dev.sluice.Operation;
+import dev.sluice.OperationItem;
+import dev.sluice.OperationRequest;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Sluice;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * What an operation adds to a decision: {@code operation} resolves the policy's operation from its
+ * attributes (a known user and an IP grouped by /24: three items, per user, per IP network and
+ * global); {@code items} sends the same three items directly, building their keys as a caller does
+ * (the /24 network given), {@code items_prebuilt} with keys built once. Memory store, token buckets with
+ * limits high enough that every decision is admitted and writes.
+ *
+ * <pre>
+ * java -jar sluice-bench/target/sluice-bench.jar OperationBenchmark -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class OperationBenchmark {
+  @Param({"operation", "items", "items_prebuilt"})
+  public String form;
+
+  @Param({"1", "10000"})
+  public int users;
+
+  private RateLimiter limiter;
+  private OperationRequest[] operations;
+  private Request[] requests;
+  private String[] userIds;
+  private String[] networks;
+  private int next;
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    long big = 1_000_000_000_000L;
+    List<Rule> rules = List.of(
+        Rule.builder("per_user").algorithm(Algorithm.TOKEN_BUCKET).window(big, Duration.ofMinutes(1)).build(),
+        Rule.builder("per_ip").algorithm(Algorithm.TOKEN_BUCKET).window(big, Duration.ofMinutes(1)).build(),
+        Rule.builder("global").algorithm(Algorithm.TOKEN_BUCKET).window(big, Duration.ofMinutes(1)).build());
+    Operation op = Operation.of("auth.createToken",
+        OperationItem.of("per_user", "user:{user}").when("user"),
+        OperationItem.of("per_ip", "ip:{ip}"),
+        OperationItem.of("global", "all"));
+    RuleSet set = RuleSet.of(rules).withOperations(List.of(op), List.of(Attribute.ip("ip", 24, 64)));
+    limiter = Sluice.builder().rules(set).build();
+    operations = new OperationRequest[users];
+    requests = new Request[users];
+    userIds = new String[users];
+    networks = new String[users];
+    for (int i = 0; i < users; i++) {
+      String user = Integer.toString(100_000 + i);
+      String ip = "10." + (i >> 16 & 255) + "." + (i >> 8 & 255) + "." + (i & 255);
+      String network = "10." + (i >> 16 & 255) + "." + (i >> 8 & 255) + ".0/24";
+      userIds[i] = user;
+      networks[i] = network;
+      operations[i] = Request.operation("auth.createToken").attribute("user", user).attribute("ip", ip).build();
+      requests[i] = Request.of(List.of(
+          Item.of("per_user", "user:" + user), Item.of("per_ip", "ip:" + network), Item.of("global", "all")));
+    }
+    checkSameItems();
+  }
+
+  /** Both forms must decide the same (rule, key) pairs, or the comparison means nothing. */
+  private void checkSameItems() {
+    List<String> viaOperation = limiter.acquire(operations[0]).items().stream().map(d -> d.rule() + "=" + d.key()).toList();
+    List<String> direct = limiter.acquire(requests[0]).items().stream().map(d -> d.rule() + "=" + d.key()).toList();
+    if (!viaOperation.equals(direct)) {
+      throw new IllegalStateException("the operation decides " + viaOperation + ", the items " + direct);
+    }
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    limiter.close();
+  }
+
+  @Benchmark
+  public Decision acquire() {
+    int i = next;
+    next = i + 1 == users ? 0 : i + 1;
+    return switch (form) {
+      case "operation" -> limiter.acquire(operations[i]);
+      // As a caller sends them: the keys built for the request, the network already worked out.
+      case "items" -> limiter.acquire(Request.of(
+          Item.of("per_user", "user:" + userIds[i]), Item.of("per_ip", "ip:" + networks[i]), Item.of("global", "all")));
+      // The same items with keys built once: the decision alone.
+      default -> limiter.acquire(requests[i]);
+    };
+  }
+}
