@@ -3,7 +3,7 @@
 -- dev.sluice.memory.SlidingLogState; the value's layout is in sliding_log_ring.lua.
 --
 -- A window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
--- before now - P: one slot read per window. That rule, and the retry it gives, is log_full in
+-- before now - P: one slot read per window. That rule, and the retry it gives, is log_rule in
 -- sliding_log_ring.lua, which this file and sliding_log_large.lua both apply, each reading slots
 -- its own way.
 --
@@ -12,9 +12,9 @@
 -- window; growing rewrites the value once, so it is allocated at its exact size.
 --
 -- This file decides a small rule, whose value is read whole: `decide` works on the value read and
--- returns the value to write, with nothing in between but locals, since every table field and
--- Lua call shows in the server's time per decision. A large rule's value is read slot by slot
--- (sliding_log_large.lua, which also takes every refund).
+-- returns the value to write, with nothing in between but locals and the rule's one call, since
+-- every table field and Lua call shows in the server's time per decision. A large rule's value
+-- is read slot by slot (sliding_log_large.lua, which also takes every refund).
 
 local sliding_log
 do
@@ -84,10 +84,10 @@ do
   -- per item (see prepare), so that what the item fixes is in upvalues, not read from its table
   -- on every decision.
   local function decider(it)
-    local cost, W, n, fp, fresh, over, period = it.cost, it.extra, it.n, it.fp, it.fresh, it.over, it.period
+    local cost, W, fp, fresh, over = it.cost, it.extra, it.fp, it.fresh, it.over
     local fmt, max_offset, cap = SLOT_FORMAT[W], MAX_OFFSET[W], it.maxlimit
     local px = ttl_px(it, it.longest)
-    local leaving, unpack = it.log_leaving, struct.unpack
+    local full, unpack = it.log_full, struct.unpack
     return function(raw, now, undo)
       -- current(), inline: a call costs more than the read.
       local total = raw and #raw or 0
@@ -108,9 +108,9 @@ do
         end
         return REASON_NONE, t, false, relaid(it, raw, t, undo), px
       end
-      -- The rule (log_full) on slots unpacked from the value read: slots hold t - base.
+      -- The rule (log_rule) on slots unpacked from the value read: slots hold t - base.
       local since = t - base
-      if log_full(unpack, raw, fmt, LOG_HEADER, W, head, size, len, since, leaving, period, n, 1) then
+      if full(unpack, raw, head, size, len, since, 1) then
         return REASON_LIMIT, t, true
       end
       if cost == 0 then
@@ -146,7 +146,7 @@ do
 
   -- Per window, from the value as decided at t: remaining, the limit less the units inside the
   -- window (binary search over the newest min(size, L)); retry, how long until the window has
-  -- room for the cost (log_full; -1: never, for a cost above the limit); reset, when the newest
+  -- room for the cost (log_rule; -1: never, for a cost above the limit); reset, when the newest
   -- unit leaves it. The numbers Replies.slidingLog works out from the same value.
   local function report(it, value, t, reason, numbers, at)
     local last, base, head, size, len = current(it, value)
@@ -157,10 +157,10 @@ do
     local waits = false
     if reason == REASON_LIMIT and last then
       waits = {}
-      local i, wait = log_full(unpack, value, fmt, LOG_HEADER, W, head, size, len, since, it.log_leaving, period, n, 1)
+      local i, wait = it.log_full(unpack, value, head, size, len, since, 1)
       while i do
         waits[i] = wait
-        i, wait = log_full(unpack, value, fmt, LOG_HEADER, W, head, size, len, since, it.log_leaving, period, n, i + 1)
+        i, wait = it.log_full(unpack, value, head, size, len, since, i + 1)
       end
     end
     for i = 1, n do

@@ -1,6 +1,6 @@
 -- sliding_log on a large rule (one whose values can reach LOG_CACHED bytes), read and written slot
 -- by slot with the window cursors of sliding_log_ring.lua; also every sliding_log refund, of
--- small rules as of large. The decision is the one of sliding_log.lua, log_full in
+-- small rules as of large. The decision is the one of sliding_log.lua, log_rule in
 -- sliding_log_ring.lua, on slots read one by one.
 
 local sliding_log_large
@@ -76,13 +76,11 @@ do
     if not state.present then
       return
     end
-    local leaving, period, n, since = it.log_leaving, it.period, it.n, t - state.base
-    local i, wait = log_full(log_slot_at, state, state.fmt, state.hdr, state.W, state.head, state.size, state.len,
-      since, leaving, period, n, 1)
+    local full, head, size, len, since = it.log_full, state.head, state.size, state.len, t - state.base
+    local i, wait = full(log_slot_at, state, head, size, len, since, 1)
     while i do
       exceed(state, i, wait, REASON_LIMIT)
-      i, wait = log_full(log_slot_at, state, state.fmt, state.hdr, state.W, state.head, state.size, state.len,
-        since, leaving, period, n, i + 1)
+      i, wait = full(log_slot_at, state, head, size, len, since, i + 1)
     end
   end
 

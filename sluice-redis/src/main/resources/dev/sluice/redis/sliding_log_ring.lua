@@ -1,5 +1,5 @@
 -- sliding_log's value and its ring of slots: reading, writing and laying it out, and the rule
--- both sliding_log.lua (small rules) and sliding_log_large.lua decide by (log_full), with the
+-- both sliding_log.lua (small rules) and sliding_log_large.lua decide by (log_rule), with the
 -- count of units inside a window (log_inside), over either way of reading a slot.
 --
 -- Value: a header, then a ring of `len` slots of W bytes (W = the item's extra: 4, 6 or 8). The
@@ -32,17 +32,39 @@ local LOG_CACHED = 1024
 local SLOT_FORMAT = {[4] = '<I4', [6] = '<I6', [8] = '<I8'}
 local MAX_OFFSET = {[4] = 4294967295, [6] = 281474976710655, [8] = 9007199254740992}
 
+-- The rule of every sliding_log decision, made once per item (what the item fixes in upvalues):
+-- a window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
+-- before t - P. The function it makes takes a ring (head, size, len) whose slot at byte `at`
+-- (1-based) of the value is `read(fmt, src, at)` — struct.unpack itself on a value read whole,
+-- log_slot_at on a state — and `since` (t - base), and returns, from window `from` on, the
+-- first window without room and how long after t it has room again (> 0 us); nil when all
+-- have room.
+local function log_rule(it, hdr)
+  local n, period, W, fmt = it.n, it.period, it.extra, SLOT_FORMAT[it.extra]
+  local leaving = {}
+  for i = 1, n do leaving[i] = it.limit[i] - it.cost + 1 end
+  return function(read, src, head, size, len, since, from)
+    for i = from, n do
+      local k = leaving[i]
+      if k <= size then
+        local wait = read(fmt, src, hdr + 1 + (head - k) % len * W) + period[i] - since
+        if wait > 0 then
+          return i, wait
+        end
+      end
+    end
+  end
+end
+
 -- The rule's layout, once per item: header size and format (with cursors for large rules), and
--- per window the unit that must have left it for the cost to fit (see log_full).
+-- its decision rule (log_rule).
 local function log_layout(it)
   if LOG_HEADER + it.extra * it.maxlimit < LOG_CACHED then
     it.log_header, it.log_format = LOG_HEADER, LOG_FORMAT
   else
     it.log_header, it.log_format = LOG_HEADER + 4 + 4 * it.n, LOG_FORMAT .. string.rep('I4', 1 + it.n)
   end
-  local leaving = {}
-  for i = 1, it.n do leaving[i] = it.limit[i] - it.cost + 1 end
-  it.log_leaving = leaving
+  it.log_full = log_rule(it, it.log_header)
 end
 
 -- The ring length after growing one of `len` slots that must hold `needed` units, up to `cap`:
@@ -81,25 +103,9 @@ local function log_slot_at(_, state, at)
   return log_slot(state, (at - state.hdr - 1) / state.W)
 end
 
--- The rule of every sliding_log decision: a window (L, P) has room for cost c exactly when its
--- (L - c + 1)-th most recent unit (leaving[i], made by log_layout) is at or before t - P.
--- From window `from` on, the first window without room at `since` (t - base) and how long
--- after t it has room again (> 0 us); nil when all have room.
-local function log_full(read, src, fmt, hdr, W, head, size, len, since, leaving, period, n, from)
-  for i = from, n do
-    local k = leaving[i]
-    if k <= size then
-      local wait = read(fmt, src, hdr + 1 + (head - k) % len * W) + period[i] - since
-      if wait > 0 then
-        return i, wait
-      end
-    end
-  end
-end
-
 -- How many of the newest `hi` units (hi >= 1) are after `floor` (a slot value: t - base), by
 -- binary search; the hi-th newest is probed first, so a full window (every denial of cost 1)
--- takes one probe. The ring is read as log_full reads it.
+-- takes one probe. The ring is read as log_rule's function reads it.
 local function log_inside(read, src, fmt, hdr, W, head, len, hi, floor)
   if read(fmt, src, hdr + 1 + (head - hi) % len * W) > floor then
     return hi
