@@ -45,8 +45,8 @@ local function read_item(arg)
     code = code, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
     extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, over = over, algorithm = false, px = false,
-    fields = false, offsets = false, log_header = false, log_format = false, decide = false,
-    by_value = false, reads_whole = false,
+    fields = false, offsets = false, log_header = false, log_format = false, log_full = false,
+    decide = false, by_value = false, reads_whole = false,
   }
 end
 

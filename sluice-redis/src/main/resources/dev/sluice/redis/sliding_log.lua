@@ -3,16 +3,18 @@
 -- dev.sluice.memory.SlidingLogState; the value's layout is in sliding_log_ring.lua.
 --
 -- A window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
--- before now - P: one slot read per window.
+-- before now - P: one slot read per window. That rule, and the retry it gives, is log_rule in
+-- sliding_log_ring.lua, which this file and sliding_log_large.lua both apply, each reading slots
+-- its own way.
 --
 -- The ring grows with use (doubling up to 32 slots, then by a quarter at a time, up to cap), not
 -- preallocated to the limit, and only while the units it would push out are still inside some
 -- window; growing rewrites the value once, so it is allocated at its exact size.
 --
 -- This file decides a small rule, whose value is read whole: `decide` works on the value read and
--- returns the value to write, with nothing in between but locals, since every table field and
--- Lua call shows in the server's time per decision. A large rule's value is read slot by slot
--- (sliding_log_large.lua, which also takes every refund).
+-- returns the value to write, with nothing in between but locals and the rule's one call, since
+-- every table field and Lua call shows in the server's time per decision. A large rule's value
+-- is read slot by slot (sliding_log_large.lua, which also takes every refund).
 
 local sliding_log
 do
@@ -82,17 +84,10 @@ do
   -- per item (see prepare), so that what the item fixes is in upvalues, not read from its table
   -- on every decision.
   local function decider(it)
-    local cost, W, n, fp, fresh, over, period = it.cost, it.extra, it.n, it.fp, it.fresh, it.over, it.period
+    local cost, W, fp, fresh, over = it.cost, it.extra, it.fp, it.fresh, it.over
     local fmt, max_offset, cap = SLOT_FORMAT[W], MAX_OFFSET[W], it.maxlimit
     local px = ttl_px(it, it.longest)
-    -- leaving[i]: the unit that must have left window i for the cost to fit, counted from the
-    -- newest (L - c + 1).
-    local leaving = {}
-    for i = 1, n do leaving[i] = it.limit[i] - cost + 1 end
-    -- The first two windows' in upvalues, as most rules have one or two (a window that is not
-    -- there never looks: its unit is beyond any size).
-    local k1, p1, k2, p2 = leaving[1], period[1], math.huge, 0
-    if n > 1 then k2, p2 = leaving[2], period[2] end
+    local full, unpack = it.log_full, struct.unpack
     return function(raw, now, undo)
       -- current(), inline: a call costs more than the read.
       local total = raw and #raw or 0
@@ -113,17 +108,10 @@ do
         end
         return REASON_NONE, t, false, relaid(it, raw, t, undo), px
       end
-      -- Slots hold t - base: compared with t - base - period, no addition per probe.
+      -- The rule (log_rule) on slots unpacked from the value read: slots hold t - base.
       local since = t - base
-      if k1 <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k1) % len * W) + p1 > since
-          or k2 <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k2) % len * W) + p2 > since then
+      if full(unpack, raw, head, size, len, since, 1) then
         return REASON_LIMIT, t, true
-      end
-      for i = 3, n do
-        local k = leaving[i]
-        if k <= size and struct.unpack(fmt, raw, LOG_HEADER + 1 + (head - k) % len * W) + period[i] > since then
-          return REASON_LIMIT, t, true
-        end
       end
       if cost == 0 then
         return REASON_NONE, t, true
@@ -157,35 +145,33 @@ do
   end
 
   -- Per window, from the value as decided at t: remaining, the limit less the units inside the
-  -- window (binary search over the newest min(size, L)); retry, when the (L - c + 1)-th most
-  -- recent unit leaves it (-1: never, for a cost above the limit); reset, when the newest does.
-  -- The numbers Replies.slidingLog works out from the same value.
+  -- window (binary search over the newest min(size, L)); retry, how long until the window has
+  -- room for the cost (log_rule; -1: never, for a cost above the limit); reset, when the newest
+  -- unit leaves it. The numbers Replies.slidingLog works out from the same value.
   local function report(it, value, t, reason, numbers, at)
     local last, base, head, size, len = current(it, value)
     if not last then size = 0 end
-    local W, cost = it.extra, it.cost
-    local fmt = SLOT_FORMAT[W]
-    local function recent(k)
-      return base + struct.unpack(fmt, value, LOG_HEADER + 1 + (head - k) % len * W)
+    local W, cost, n, period = it.extra, it.cost, it.n, it.period
+    local fmt, unpack = SLOT_FORMAT[W], struct.unpack
+    local since = last and t - base
+    local waits = false
+    if reason == REASON_LIMIT and last then
+      waits = {}
+      local i, wait = it.log_full(unpack, value, head, size, len, since, 1)
+      while i do
+        waits[i] = wait
+        i, wait = it.log_full(unpack, value, head, size, len, since, i + 1)
+      end
     end
-    for i = 1, it.n do
-      local limit, period = it.limit[i], it.period[i]
-      local inside, retry, reset = 0, 0, 0
+    for i = 1, n do
+      local limit = it.limit[i]
+      local inside, retry, reset = 0, waits and waits[i] or 0, 0
       if size > 0 then
-        local lo, hi = 0, math.min(limit, size)
-        -- invariant: the lo newest are inside; units beyond hi are not.
-        while lo < hi do
-          local mid = lo + hi + 1
-          mid = (mid - mid % 2) / 2
-          if recent(mid) > t - period then lo = mid else hi = mid - 1 end
-        end
-        inside = lo
-        reset = math.max(0, recent(1) + period - t)
+        inside = log_inside(unpack, value, fmt, LOG_HEADER, W, head, len, math.min(limit, size), since - period[i])
+        reset = math.max(0, unpack(fmt, value, LOG_HEADER + 1 + (head - 1) % len * W) + period[i] - since)
       end
       if reason == REASON_COST then
         retry = cost > limit and -1 or 0
-      elseif reason == REASON_LIMIT and limit - cost + 1 <= size then
-        retry = math.max(0, recent(limit - cost + 1) + period - t)
       end
       numbers[at + 1], numbers[at + 2], numbers[at + 3] = limit - inside, retry, reset
       at = at + 3

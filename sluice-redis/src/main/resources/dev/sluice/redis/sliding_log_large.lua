@@ -1,8 +1,7 @@
 -- sliding_log on a large rule (one whose values can reach LOG_CACHED bytes), read and written slot
 -- by slot with the window cursors of sliding_log_ring.lua; also every sliding_log refund, of
--- small rules as of large. The decision is the one of sliding_log.lua, on slots read one by one:
--- a window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
--- before now - P.
+-- small rules as of large. The decision is the one of sliding_log.lua, log_rule in
+-- sliding_log_ring.lua, on slots read one by one.
 
 local sliding_log_large
 do
@@ -77,15 +76,11 @@ do
     if not state.present then
       return
     end
-    local size, limit, period, cost = state.size, it.limit, it.period, it.cost
-    for i = 1, it.n do
-      local k = limit[i] - cost + 1 -- the unit that must have left the window
-      if k <= size then
-        local expires = log_recent(state, k) + period[i]
-        if expires > t then
-          exceed(state, i, expires - t, REASON_LIMIT)
-        end
-      end
+    local full, head, size, len, since = it.log_full, state.head, state.size, state.len, t - state.base
+    local i, wait = full(log_slot_at, state, head, size, len, since, 1)
+    while i do
+      exceed(state, i, wait, REASON_LIMIT)
+      i, wait = full(log_slot_at, state, head, size, len, since, i + 1)
     end
   end
 
@@ -188,7 +183,8 @@ do
         if cur then
           inside = state.seq - cur[i]
         else
-          inside = log_inside(state, math.min(limit, size), t - period - state.base)
+          inside = log_inside(log_slot_at, state, state.fmt, state.hdr, state.W, state.head, state.len,
+            math.min(limit, size), t - period - state.base)
         end
         reset = math.max(0, newest + period - t)
       end

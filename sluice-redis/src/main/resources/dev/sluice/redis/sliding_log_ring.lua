@@ -1,5 +1,6 @@
--- sliding_log's value and its ring of slots: reading, writing and laying it out. The decision
--- itself is in sliding_log.lua.
+-- sliding_log's value and its ring of slots: reading, writing and laying it out, and the rule
+-- both sliding_log.lua (small rules) and sliding_log_large.lua decide by (log_rule), with the
+-- count of units inside a window (log_inside), over either way of reading a slot.
 --
 -- Value: a header, then a ring of `len` slots of W bytes (W = the item's extra: 4, 6 or 8). The
 -- header:
@@ -31,13 +32,39 @@ local LOG_CACHED = 1024
 local SLOT_FORMAT = {[4] = '<I4', [6] = '<I6', [8] = '<I8'}
 local MAX_OFFSET = {[4] = 4294967295, [6] = 281474976710655, [8] = 9007199254740992}
 
--- The rule's layout, once per item: header size and format (with cursors for large rules).
+-- The rule of every sliding_log decision, made once per item (what the item fixes in upvalues):
+-- a window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
+-- before t - P. The function it makes takes a ring (head, size, len) whose slot at byte `at`
+-- (1-based) of the value is `read(fmt, src, at)` — struct.unpack itself on a value read whole,
+-- log_slot_at on a state — and `since` (t - base), and returns, from window `from` on, the
+-- first window without room and how long after t it has room again (> 0 us); nil when all
+-- have room.
+local function log_rule(it, hdr)
+  local n, period, W, fmt = it.n, it.period, it.extra, SLOT_FORMAT[it.extra]
+  local leaving = {}
+  for i = 1, n do leaving[i] = it.limit[i] - it.cost + 1 end
+  return function(read, src, head, size, len, since, from)
+    for i = from, n do
+      local k = leaving[i]
+      if k <= size then
+        local wait = read(fmt, src, hdr + 1 + (head - k) % len * W) + period[i] - since
+        if wait > 0 then
+          return i, wait
+        end
+      end
+    end
+  end
+end
+
+-- The rule's layout, once per item: header size and format (with cursors for large rules), and
+-- its decision rule (log_rule).
 local function log_layout(it)
   if LOG_HEADER + it.extra * it.maxlimit < LOG_CACHED then
     it.log_header, it.log_format = LOG_HEADER, LOG_FORMAT
   else
     it.log_header, it.log_format = LOG_HEADER + 4 + 4 * it.n, LOG_FORMAT .. string.rep('I4', 1 + it.n)
   end
+  it.log_full = log_rule(it, it.log_header)
 end
 
 -- The ring length after growing one of `len` slots that must hold `needed` units, up to `cap`:
@@ -67,6 +94,35 @@ end
 -- The time of the k-th most recent unit, 1 <= k <= size.
 local function log_recent(state, k)
   return state.base + log_slot(state, (state.head - k) % state.len)
+end
+
+-- log_slot by the slot's byte offset in the value (`at`, 1-based), with struct.unpack's
+-- arguments: a ring is read by `read(fmt, src, at)`, struct.unpack itself on a value read whole
+-- (no call between the decision and the string), this on a state.
+local function log_slot_at(_, state, at)
+  return log_slot(state, (at - state.hdr - 1) / state.W)
+end
+
+-- How many of the newest `hi` units (hi >= 1) are after `floor` (a slot value: t - base), by
+-- binary search; the hi-th newest is probed first, so a full window (every denial of cost 1)
+-- takes one probe. The ring is read as log_rule's function reads it.
+local function log_inside(read, src, fmt, hdr, W, head, len, hi, floor)
+  if read(fmt, src, hdr + 1 + (head - hi) % len * W) > floor then
+    return hi
+  end
+  local lo = 0
+  hi = hi - 1
+  -- invariant: the lo newest are inside; units beyond hi are not.
+  while lo < hi do
+    local mid = lo + hi + 1
+    mid = (mid - mid % 2) / 2
+    if read(fmt, src, hdr + 1 + (head - mid) % len * W) > floor then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  return lo
 end
 
 -- The bytes of `count` slots from slot `from` (taken modulo len), wrapping around the end.
@@ -168,29 +224,6 @@ local function log_persist(call, state, it, ttl)
     end
   end
   state.value = state.raw
-end
-
--- How many of the newest `hi` units are after `floor` (a slot value: t - base), by binary
--- search; the hi-th newest is probed first, so a full window (every denial of cost 1) takes
--- one probe.
-local function log_inside(state, hi, floor)
-  local head, len = state.head, state.len
-  if log_slot(state, (head - hi) % len) > floor then
-    return hi
-  end
-  local lo = 0
-  hi = hi - 1
-  -- invariant: the lo newest are inside; units beyond hi are not.
-  while lo < hi do
-    local mid = lo + hi + 1
-    mid = (mid - mid % 2) / 2
-    if log_slot(state, (head - mid) % len) > floor then
-      lo = mid
-    else
-      hi = mid - 1
-    end
-  end
-  return lo
 end
 
 -- Cursors (large rules). Units are stamped in order, so the units older than a window's cursor
