@@ -3,7 +3,7 @@
 --
 -- Value: header, then the count as int64 per window. A count belongs to the window that holds
 -- the header's latest time: whenever that time moves into a new window, the count is reset, so
--- no window index needs to be stored. Mirrors dev.sluice.memory.FixedWindowState.
+-- no window index needs to be stored. Mirrors dev.sluice.algorithm.FixedWindow.
 
 local fixed_window
 do

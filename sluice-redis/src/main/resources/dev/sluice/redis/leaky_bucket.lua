@@ -5,7 +5,7 @@
 -- start + c*T.
 --
 -- Value: header, then the next slot as int64 per window. Absent: every slot free (-inf).
--- Mirrors dev.sluice.memory.LeakyBucketState.
+-- Mirrors dev.sluice.algorithm.LeakyBucket.
 
 local leaky_bucket
 do

@@ -1,6 +1,6 @@
 -- sliding_log: exact rolling windows from one log of admitted units, shared by all windows of the
 -- key, newest last, holding at most the largest limit (cap) of the key's windows. Mirrors
--- dev.sluice.memory.SlidingLogState; the value's layout is in sliding_log_ring.lua.
+-- dev.sluice.algorithm.SlidingLog; the value's layout is in sliding_log_ring.lua.
 --
 -- A window (L, P) has room for cost c exactly when its (L - c + 1)-th most recent unit is at or
 -- before now - P: one slot read per window. That rule, and the retry it gives, is log_rule in
@@ -147,7 +147,7 @@ do
   -- Per window, from the value as decided at t: remaining, the limit less the units inside the
   -- window (binary search over the newest min(size, L)); retry, how long until the window has
   -- room for the cost (log_rule; -1: never, for a cost above the limit); reset, when the newest
-  -- unit leaves it. The numbers Replies.slidingLog works out from the same value.
+  -- unit leaves it. The numbers SlidingLog.reportStored works out from the same value.
   local function report(it, value, t, reason, numbers, at)
     local last, base, head, size, len = current(it, value)
     if not last then size = 0 end
@@ -182,7 +182,7 @@ do
   sliding_log = {
     kind = 1, prepare = prepare, created = created, report = report,
     refund = sliding_log_large.refund,
-    -- The client reads a one-item request's report from the value (Replies.slidingLog).
+    -- The client reads a one-item request's report from the value (SlidingLog.reportStored).
     reported_by_value = function() return true end,
     reads_whole = function() return true end,
     -- A large rule is decided slot by slot.

@@ -5,7 +5,7 @@
 -- j mod (n + 1); a slot holds (bucket index, count), and a slot whose index is not j counts 0.
 --
 -- Value: header, then (index, count) as two int64 per slot, window after window.
--- Mirrors dev.sluice.memory.SlidingWindowState.
+-- Mirrors dev.sluice.algorithm.SlidingWindow.
 
 local sliding_window
 do

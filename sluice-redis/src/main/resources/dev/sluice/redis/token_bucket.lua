@@ -1,5 +1,5 @@
 -- token_bucket: GCRA, one theoretical arrival time (TAT) per window. Mirrors
--- dev.sluice.memory.TokenBucketState.
+-- dev.sluice.algorithm.TokenBucket.
 --
 -- aux1 = T, the emission interval ceil(P / L) in microseconds (at least 1). An empty bucket holds
 -- L units; cost c fits when max(TAT, t) + c*T - t <= L*T.
@@ -10,19 +10,6 @@
 
 local token_bucket
 do
-  -- The value's latest time when it holds this rule's current state, else nil (absent, another
-  -- size, another definition's, or from before the rule came back: a full bucket).
-  local function current(it, raw)
-    if not raw or #raw ~= HEADER + 8 * it.n then
-      return nil
-    end
-    local fp, last = struct.unpack('<I4i8', raw)
-    if fp ~= it.fp or last < it.fresh then
-      return nil
-    end
-    return last
-  end
-
   -- Window i's TAT in a current value (NEVER where there is none).
   local function tat_of(raw, present, i)
     return present and struct.unpack('<i8', raw, HEADER + 8 * i - 7) or NEVER
@@ -110,10 +97,11 @@ do
 
   -- Per window, from the value as decided at t: remaining, the limit less the whole emission
   -- intervals the TAT is ahead of t; retry, how far the cost overflows (-1: never, for a cost
-  -- above the limit); reset, when the TAT is reached. The numbers Replies.tokenBucket works out
-  -- from the same value.
+  -- above the limit); reset, when the TAT is reached. The numbers TokenBucket.reportStored works
+  -- out from the same value.
   local function report(it, value, t, reason, numbers, at)
-    local present = current(it, value) ~= nil
+    -- No current state is a full bucket.
+    local present = current_last(it, value, it.n) ~= nil
     local interval, limit, cost = it.aux1, it.limit, it.cost
     for i = 1, it.n do
       local tat = tat_of(value, present, i)
@@ -152,7 +140,7 @@ do
 
   token_bucket = {
     kind = 4, prepare = prepare, created = created, report = report, refund = refund,
-    -- The client reads a one-item request's report from the value (Replies.tokenBucket).
+    -- The client reads a one-item request's report from the value (TokenBucket.reportStored).
     reported_by_value = function() return true end,
     reads_whole = function() return true end,
   }

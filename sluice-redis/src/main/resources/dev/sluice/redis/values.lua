@@ -134,16 +134,25 @@ local function write_range(call, key, offset, bytes)
 end
 
 -- Fixed-size states (every algorithm but the log): the header and then `count` int64 fields.
--- The fields and latest time, or nil when there is no current state (missing, another size,
--- another rule definition, or from before the rule was added back). The fields are f[1..count];
--- f[count + 1] may hold struct's next position, unused.
-local function load_fields(call, key, it, count)
-  local raw = read_value(call, key)
+-- The latest time of such a value when it holds item `it`'s current state, else nil (missing,
+-- another size, another rule definition, or from before the rule was added back).
+local function current_last(it, raw, count)
   if not raw or #raw ~= HEADER + 8 * count then
     return nil
   end
   local fp, last = struct.unpack('<I4i8', raw)
   if fp ~= it.fp or last < it.fresh then
+    return nil
+  end
+  return last
+end
+
+-- The fields and latest time of a fixed-size state, or nil when there is no current state. The
+-- fields are f[1..count]; f[count + 1] may hold struct's next position, unused.
+local function load_fields(call, key, it, count)
+  local raw = read_value(call, key)
+  local last = current_last(it, raw, count)
+  if not last then
     return nil
   end
   if count <= CHUNK then
