@@ -13,7 +13,11 @@ public enum DenyReason {
   /** The store is full (memory store key cap) and refuses new keys. */
   STORE_FULL,
   /** The store failed and the rule's failure mode is {@code closed}. */
-  STORE_UNAVAILABLE;
+  STORE_UNAVAILABLE,
+  /** The key is banned under the rule (automatically or by an operator) until a given time. */
+  BANNED,
+  /** The key is on the rule's deny list. */
+  DENY_LISTED;
 
   public String wireName() {
     return name().toLowerCase(java.util.Locale.ROOT);

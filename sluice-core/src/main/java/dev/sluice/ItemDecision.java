@@ -11,9 +11,18 @@ import java.util.Objects;
  * @param reason why it was denied, {@link DenyReason#NONE} if allowed
  * @param waitMs for a shaping rule: how long the admitted request must wait before it proceeds
  * @param shadow whether the item's rule is a shadow rule (its denials are reported, not enforced)
+ * @param blockedMs for {@link DenyReason#BANNED}: how long the ban still lasts; for
+ *     {@link DenyReason#DENY_LISTED}: {@link WindowState#NEVER}; otherwise 0. Items denied by a
+ *     ban or a list were not decided by the store: their windows are empty.
  */
 public record ItemDecision(String rule, String key, long cost, boolean allowed, DenyReason reason, long waitMs,
-    List<WindowState> windows, boolean shadow) {
+    List<WindowState> windows, boolean shadow, long blockedMs) {
+
+  /** A decision made by the rule's windows (no ban or list involved). */
+  public ItemDecision(String rule, String key, long cost, boolean allowed, DenyReason reason, long waitMs,
+      List<WindowState> windows, boolean shadow) {
+    this(rule, key, cost, allowed, reason, waitMs, windows, shadow, 0);
+  }
 
   public ItemDecision {
     Objects.requireNonNull(rule, "rule");
@@ -22,8 +31,14 @@ public record ItemDecision(String rule, String key, long cost, boolean allowed, 
     windows = List.copyOf(windows);
   }
 
-  /** The largest {@code retryAfterMs} over this item's exceeded windows; 0 if none; NEVER wins. */
+  /**
+   * The largest {@code retryAfterMs} over this item's exceeded windows; 0 if none; NEVER wins. For
+   * a ban or a deny list: {@link #blockedMs}.
+   */
   public long retryAfterMs() {
+    if (reason == DenyReason.BANNED || reason == DenyReason.DENY_LISTED) {
+      return allowed ? 0 : blockedMs;
+    }
     long max = 0;
     for (WindowState w : windows) {
       if (w.exceeded()) {
@@ -38,6 +53,6 @@ public record ItemDecision(String rule, String key, long cost, boolean allowed, 
 
   /** A copy of this decision for a request that was denied by another item (nothing consumed). */
   public ItemDecision withAllowed(boolean a, DenyReason r) {
-    return new ItemDecision(rule, key, cost, a, r, waitMs, windows, shadow);
+    return new ItemDecision(rule, key, cost, a, r, waitMs, windows, shadow, blockedMs);
   }
 }

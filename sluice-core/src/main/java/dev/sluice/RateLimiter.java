@@ -169,6 +169,16 @@ public interface RateLimiter extends AutoCloseable {
    */
   CompletionStage<Void> reset(String rule, String key);
 
+  /**
+   * Live limits, bans, access lists, audit and top offenders, kept in the store (shared by every
+   * instance on a shared store).
+   *
+   * @throws UnsupportedOperationException if the limiter's store keeps no policies
+   */
+  default Policies policies() {
+    throw new UnsupportedOperationException("this limiter keeps no policies");
+  }
+
   /** The rules in force. */
   RuleSet rules();
 

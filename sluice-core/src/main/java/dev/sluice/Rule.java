@@ -27,6 +27,8 @@ public final class Rule {
   private final List<KeyOverride> overrides;
   private final boolean shadow;
   private final FailureMode failureMode;
+  private final BanPolicy ban;
+  private final AuditPolicy audit;
 
   private Rule(Builder b) {
     this.name = b.name;
@@ -37,6 +39,8 @@ public final class Rule {
     this.overrides = List.copyOf(b.overrides);
     this.shadow = b.shadow;
     this.failureMode = b.failureMode;
+    this.ban = b.ban;
+    this.audit = b.audit;
   }
 
   /**
@@ -58,6 +62,8 @@ public final class Rule {
     b.overrides.addAll(overrides);
     b.shadow = shadow;
     b.failureMode = failureMode;
+    b.ban = ban;
+    b.audit = audit;
     return b;
   }
 
@@ -130,6 +136,16 @@ public final class Rule {
     return failureMode;
   }
 
+  /** The rule's penalty box, or null when it bans no key automatically. */
+  public BanPolicy ban() {
+    return ban;
+  }
+
+  /** What the store records about who consumed each key, or null when nothing is recorded. */
+  public AuditPolicy audit() {
+    return audit;
+  }
+
   /** The longest period of any window of this rule, overrides included, in microseconds. */
   public long longestPeriodMicros() {
     long max = 0;
@@ -154,18 +170,20 @@ public final class Rule {
     }
     return name.equals(r.name) && windows.equals(r.windows) && algorithm == r.algorithm
         && Objects.equals(maxWait, r.maxWait) && precision == r.precision
-        && overrides.equals(r.overrides) && shadow == r.shadow && failureMode == r.failureMode;
+        && overrides.equals(r.overrides) && shadow == r.shadow && failureMode == r.failureMode
+        && Objects.equals(ban, r.ban) && Objects.equals(audit, r.audit);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, windows, algorithm, maxWait, precision, overrides, shadow, failureMode);
+    return Objects.hash(name, windows, algorithm, maxWait, precision, overrides, shadow, failureMode, ban, audit);
   }
 
   @Override
   public String toString() {
     return "Rule{" + name + " " + algorithm.configName() + " " + windows
-        + (overrides.isEmpty() ? "" : " overrides=" + overrides) + (shadow ? " shadow" : "") + "}";
+        + (overrides.isEmpty() ? "" : " overrides=" + overrides) + (shadow ? " shadow" : "")
+        + (ban == null ? "" : " " + ban) + (audit == null ? "" : " " + audit) + "}";
   }
 
   /** Builds a {@link Rule}. Not thread-safe. */
@@ -178,6 +196,8 @@ public final class Rule {
     private final List<KeyOverride> overrides = new ArrayList<>();
     private boolean shadow;
     private FailureMode failureMode = FailureMode.OPEN;
+    private BanPolicy ban;
+    private AuditPolicy audit;
 
     private Builder(String name) {
       Objects.requireNonNull(name, "name");
@@ -239,6 +259,18 @@ public final class Rule {
 
     public Builder failureMode(FailureMode m) {
       this.failureMode = Objects.requireNonNull(m, "failureMode");
+      return this;
+    }
+
+    /** Bans keys automatically (null: never). */
+    public Builder ban(BanPolicy b) {
+      this.ban = b;
+      return this;
+    }
+
+    /** Records who consumed each key (null: nothing). */
+    public Builder audit(AuditPolicy a) {
+      this.audit = a;
       return this;
     }
 

@@ -7,26 +7,42 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * An immutable set of rules by name, in the order given, with the {@linkplain Operation
  * operations} over them and the typed {@linkplain Attribute attributes} those read. Rules and
  * operations are replaced together ({@link RateLimiter#updateRules}), so an operation never names
- * a rule that is not in force.
+ * a rule that is not in force. Beside them: the named {@linkplain #tier tiers} that live limits
+ * refer to, and the configured access lists ({@link ListKind}) of each rule.
  */
 public final class RuleSet {
-  private static final RuleSet EMPTY = new RuleSet(Map.of(), Map.of(), Map.of());
+  private static final RuleSet EMPTY = new RuleSet(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+
+  /** Tier names: as attribute names. */
+  static final Pattern TIER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+  /** Most tiers a set may name. */
+  public static final int MAX_TIERS = 1000;
+  /** Most entries one configured access list may hold. */
+  public static final int MAX_LIST_ENTRIES = 10_000;
 
   private final Map<String, Rule> byName;
   private final Map<String, Operation> operations;
   private final Map<String, Attribute> attributes;
   /** The attributes whose values are not used as given. */
   private final Attribute[] typed;
+  private final Map<String, List<Window>> tiers;
+  private final Map<String, List<String>> allow;
+  private final Map<String, List<String>> deny;
 
-  private RuleSet(Map<String, Rule> byName, Map<String, Operation> operations, Map<String, Attribute> attributes) {
+  private RuleSet(Map<String, Rule> byName, Map<String, Operation> operations, Map<String, Attribute> attributes,
+      Map<String, List<Window>> tiers, Map<String, List<String>> allow, Map<String, List<String>> deny) {
     this.byName = byName;
     this.operations = operations;
     this.attributes = attributes;
+    this.tiers = tiers;
+    this.allow = allow;
+    this.deny = deny;
     this.typed = attributes.values().stream().filter(a -> a.type() != Attribute.Type.STRING).toArray(Attribute[]::new);
   }
 
@@ -46,7 +62,7 @@ public final class RuleSet {
         throw new IllegalArgumentException("duplicate rule name '" + r.name() + "'");
       }
     }
-    return new RuleSet(Collections.unmodifiableMap(m), Map.of(), Map.of());
+    return new RuleSet(Collections.unmodifiableMap(m), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
   }
 
   /**
@@ -75,7 +91,75 @@ public final class RuleSet {
         throw new IllegalArgumentException("duplicate attribute '" + a.name() + "'");
       }
     }
-    return new RuleSet(byName, Collections.unmodifiableMap(ops), Collections.unmodifiableMap(attrs));
+    return new RuleSet(byName, Collections.unmodifiableMap(ops), Collections.unmodifiableMap(attrs), tiers, allow,
+        deny);
+  }
+
+  /**
+   * These rules with the named {@code tiers} (replacing any this set has), in the order given.
+   *
+   * @throws IllegalArgumentException if a name is not 1-64 letters, digits, {@code _ . -}, a
+   *     tier has no window or more than {@link LiveLimit#MAX_WINDOWS}, or there are more than
+   *     {@link #MAX_TIERS}
+   */
+  public RuleSet withTiers(Map<String, List<Window>> tiers) {
+    if (tiers.size() > MAX_TIERS) {
+      throw new IllegalArgumentException("at most " + MAX_TIERS + " tiers, had " + tiers.size());
+    }
+    Map<String, List<Window>> m = new LinkedHashMap<>();
+    tiers.forEach((name, ws) -> {
+      if (!TIER_NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("tier name must be 1-64 letters, digits, _ . -, was '" + name + "'");
+      }
+      if (ws.isEmpty() || ws.size() > LiveLimit.MAX_WINDOWS) {
+        throw new IllegalArgumentException("tier '" + name + "' needs 1 to " + LiveLimit.MAX_WINDOWS
+            + " windows, had " + ws.size());
+      }
+      m.put(name, List.copyOf(ws));
+    });
+    return new RuleSet(byName, operations, attributes, Collections.unmodifiableMap(m), allow, deny);
+  }
+
+  /**
+   * These rules with the configured {@code kind} lists: entries by rule name (replacing any this
+   * set has). Entries are checked where they are used, by the limiter (see {@link ListKind}).
+   *
+   * @throws IllegalArgumentException if a list names a rule not in this set or holds more than
+   *     {@link #MAX_LIST_ENTRIES} entries
+   */
+  public RuleSet withList(ListKind kind, Map<String, List<String>> entries) {
+    Map<String, List<String>> m = new LinkedHashMap<>();
+    entries.forEach((rule, es) -> {
+      if (!byName.containsKey(rule)) {
+        throw new IllegalArgumentException(kind.wireName() + " list names rule '" + rule + "', which is not in the set");
+      }
+      if (es.size() > MAX_LIST_ENTRIES) {
+        throw new IllegalArgumentException(kind.wireName() + " list of rule '" + rule + "' has " + es.size()
+            + " entries, more than " + MAX_LIST_ENTRIES);
+      }
+      if (!es.isEmpty()) {
+        m.put(rule, List.copyOf(es));
+      }
+    });
+    Map<String, List<String>> lists = Collections.unmodifiableMap(m);
+    return kind == ListKind.ALLOW
+        ? new RuleSet(byName, operations, attributes, tiers, lists, deny)
+        : new RuleSet(byName, operations, attributes, tiers, allow, lists);
+  }
+
+  /** The windows of the tier named {@code name}, or null. */
+  public List<Window> tier(String name) {
+    return tiers.get(name);
+  }
+
+  /** The named tiers, in order. */
+  public Map<String, List<Window>> tiers() {
+    return tiers;
+  }
+
+  /** The configured {@code kind} list of each rule that has one. */
+  public Map<String, List<String>> lists(ListKind kind) {
+    return kind == ListKind.ALLOW ? allow : deny;
   }
 
   /** The rule named {@code name}, or null. */
@@ -168,7 +252,7 @@ public final class RuleSet {
   @Override
   public boolean equals(Object o) {
     return o instanceof RuleSet r && r.byName.equals(byName) && r.operations.equals(operations)
-        && r.attributes.equals(attributes);
+        && r.attributes.equals(attributes) && r.tiers.equals(tiers) && r.allow.equals(allow) && r.deny.equals(deny);
   }
 
   @Override

@@ -88,6 +88,16 @@ public interface Store extends AutoCloseable {
    */
   default void rulesChanged(RuleSet before, RuleSet after) {}
 
+  /**
+   * The policies this store keeps (live limits, bans, lists, audit, denial sketches); the
+   * default keeps none, and a limiter on such a store refuses rules that ban or audit.
+   *
+   * @throws UnsupportedOperationException if the store keeps no policies
+   */
+  default PolicyStore policies() {
+    throw new UnsupportedOperationException(describe() + " keeps no policies");
+  }
+
   /** Whether the store is reachable. */
   CompletionStage<Boolean> ping();
 

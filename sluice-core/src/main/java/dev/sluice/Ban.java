@@ -1,0 +1,16 @@
+package dev.sluice;
+
+import java.util.Objects;
+
+/**
+ * A ban in force: every request naming {@code key} under {@code rule} is denied until
+ * {@code untilMillis} (epoch milliseconds).
+ *
+ * @param automatic whether the rule's {@link BanPolicy} started it (else an operator did)
+ */
+public record Ban(String rule, String key, long untilMillis, boolean automatic) {
+  public Ban {
+    Objects.requireNonNull(rule, "rule");
+    Objects.requireNonNull(key, "key");
+  }
+}
