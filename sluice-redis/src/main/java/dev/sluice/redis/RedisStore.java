@@ -5,6 +5,7 @@ import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Window;
 import dev.sluice.spi.Batch;
+import dev.sluice.spi.PolicyStore;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import io.lettuce.core.RedisClient;
@@ -60,6 +61,7 @@ public final class RedisStore implements Store {
   private final AtomicLong latestExplicitTime = new AtomicLong(Long.MIN_VALUE);
   /** Per rule name added back after a removal: state last used before then is not its state. */
   private final Map<String, Fresh> freshAfter = new ConcurrentHashMap<>();
+  private final RedisPolicyStore policies;
 
   private record ShapeKey(Rule rule, List<Window> windows) {}
 
@@ -75,6 +77,7 @@ public final class RedisStore implements Store {
     this.prefix = b.prefix;
     this.names = new KeyNames(b.prefix);
     this.slackMillis = b.ttlSlack.toMillis();
+    this.policies = new RedisPolicyStore(link, b.prefix, new StateSiblings(link, names));
   }
 
   /**
@@ -253,6 +256,15 @@ public final class RedisStore implements Store {
       }
     }
     return a;
+  }
+
+  /**
+   * Live limits, bans and list entries under {@code <prefix>{policies}:…}, shared by every
+   * instance on this Redis; see {@code docs/redis-internals.md}, "Policies".
+   */
+  @Override
+  public PolicyStore policies() {
+    return policies;
   }
 
   /** The store's connection, for tests. */
