@@ -63,13 +63,15 @@ final class RedisPolicyStore implements PolicyStore {
   private final byte[][] recordKeys;
   private final byte[] keep;
   private final int changesPerCall;
+  private final String maxRecords;
 
   RedisPolicyStore(Link link, String prefix, StateSiblings siblings) {
-    this(link, prefix, siblings, LOG_SIZE, MAX_CHANGES);
+    this(link, prefix, siblings, LOG_SIZE, MAX_CHANGES, MAX_RECORDS);
   }
 
-  /** With a smaller log or reply, for tests. */
-  RedisPolicyStore(Link link, String prefix, StateSiblings siblings, int logSize, int changesPerCall) {
+  /** With a smaller log, reply or bound, for tests. */
+  RedisPolicyStore(Link link, String prefix, StateSiblings siblings, int logSize, int changesPerCall,
+      int maxRecords) {
     this.link = link;
     this.siblings = siblings;
     this.tag = prefix + "{policies}:";
@@ -81,6 +83,7 @@ final class RedisPolicyStore implements PolicyStore {
     this.recordKeys = names.stream().map(n -> bytes(tag + n)).toArray(byte[][]::new);
     this.keep = bytes(Integer.toString(logSize));
     this.changesPerCall = changesPerCall;
+    this.maxRecords = Integer.toString(maxRecords);
   }
 
   /** Every Redis key of the records, their version and log (not the denial sketches'). */
@@ -107,7 +110,7 @@ final class RedisPolicyStore implements PolicyStore {
           ? siblings.ban(record.rule(), record.key(), record.expiresAtMillis())
           : CompletableFuture.completedFuture(null);
       return first.thenCompose(v -> this.<Long>records(ScriptOutputType.INTEGER, "put", kind(record.kind()), field,
-          record.value(), Long.toString(record.expiresAtMillis()), Integer.toString(MAX_RECORDS)))
+          record.value(), Long.toString(record.expiresAtMillis()), maxRecords))
           .handle(RedisPolicyStore::result);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
