@@ -1,8 +1,16 @@
 package dev.sluice.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.spi.PolicyChanges;
+import dev.sluice.spi.PolicyKind;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.RedisExtension;
 import dev.sluice.testkit.Standalone;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Policy records on one Redis server. */
@@ -18,5 +26,21 @@ class RedisPolicyStoreStandaloneTest extends RedisPolicyStoreTestBase {
   @Override
   Object commandFor(String key, String... args) {
     return redis.get().command(args);
+  }
+
+  /** At the real size: 10,000 records' last changes kept, the oldest dropped first. */
+  @Test
+  void theLogKeepsTheLastTenThousandRecordsChanged() {
+    List<CompletableFuture<Long>> puts = new ArrayList<>();
+    for (int i = 0; i < 10_050; i++) {
+      puts.add(policies.put(record(PolicyKind.DENY, "r", "k" + i, "")).toCompletableFuture());
+    }
+    puts.forEach(CompletableFuture::join);
+    assertThat(redis.get().command("ZCARD", prefix + "{policies}:log")).isEqualTo(10_000L);
+    assertThat(join(policies.changesSince(49)).complete()).isFalse();
+    PolicyChanges c = join(policies.changesSince(50));
+    assertThat(c.complete()).isTrue();
+    assertThat(c.changed()).hasSize(1_000);
+    assertThat(c.version()).isEqualTo(1_050);
   }
 }
