@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
+import dev.sluice.spi.PolicyRecord;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.RedisExtension;
 import dev.sluice.testkit.Standalone;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,11 +31,11 @@ class RedisPolicyStoreStandaloneTest extends RedisPolicyStoreTestBase {
   /** At the real size: 10,000 records' last changes kept, the oldest dropped first. */
   @Test
   void theLogKeepsTheLastTenThousandRecordsChanged() {
-    List<CompletableFuture<Long>> puts = new ArrayList<>();
+    List<PolicyRecord> records = new ArrayList<>();
     for (int i = 0; i < 10_050; i++) {
-      puts.add(policies.put(record(PolicyKind.DENY, "r", "k" + i, "")).toCompletableFuture());
+      records.add(record(PolicyKind.DENY, "r", "k" + i, ""));
     }
-    puts.forEach(CompletableFuture::join);
+    putAll(policies, records);
     assertThat(redis.get().command("ZCARD", prefix + "{policies}:log")).isEqualTo(10_000L);
     assertThat(join(policies.changesSince(49)).complete()).isFalse();
     PolicyChanges c = join(policies.changesSince(50));

@@ -50,6 +50,17 @@ abstract class RedisPolicyStoreTestBase {
     return stage.toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
   }
 
+  /** Puts many, 100 in flight at a time: all at once, the last would wait past the command timeout. */
+  static void putAll(PolicyStore store, List<PolicyRecord> records) {
+    for (int from = 0; from < records.size(); from += 100) {
+      List<CompletableFuture<Long>> puts = new ArrayList<>();
+      for (PolicyRecord r : records.subList(from, Math.min(records.size(), from + 100))) {
+        puts.add(store.put(r).toCompletableFuture());
+      }
+      puts.forEach(CompletableFuture::join);
+    }
+  }
+
   static PolicyRecord record(PolicyKind kind, String rule, String key, String value) {
     return new PolicyRecord(kind, rule, key, value, 0);
   }
@@ -91,16 +102,13 @@ abstract class RedisPolicyStoreTestBase {
 
   @Test
   void pagesOf2500RecordsComeInRuleThenKeyOrderAndCursorsResumeThem() {
-    List<CompletableFuture<Long>> puts = new ArrayList<>();
     List<PolicyRecord> expected = new ArrayList<>();
     for (String rule : List.of("b", "a", "a.b", "ab")) {
       for (int i = 0; i < 625; i++) {
-        PolicyRecord r = record(PolicyKind.LIMIT, rule, "key" + i, "10/PT1M");
-        expected.add(r);
-        puts.add(policies.put(r).toCompletableFuture());
+        expected.add(record(PolicyKind.LIMIT, rule, "key" + i, "10/PT1M"));
       }
     }
-    puts.forEach(CompletableFuture::join);
+    putAll(policies, expected);
     expected.sort(Comparator.comparing(PolicyRecord::cursor));
 
     List<PolicyRecord> all = readAll(null, 1_000);
@@ -133,11 +141,11 @@ abstract class RedisPolicyStoreTestBase {
   @Test
   void changesComeAtMostAThousandACallUntilTheReaderIsCurrent() {
     long start = join(policies.version());
-    List<CompletableFuture<Long>> puts = new ArrayList<>();
+    List<PolicyRecord> records = new ArrayList<>();
     for (int i = 0; i < 2_500; i++) {
-      puts.add(policies.put(record(PolicyKind.ALLOW, "r", "k" + i, "")).toCompletableFuture());
+      records.add(record(PolicyKind.ALLOW, "r", "k" + i, ""));
     }
-    puts.forEach(CompletableFuture::join);
+    putAll(policies, records);
     long v = start;
     Map<String, PolicyRecord> seen = new HashMap<>();
     int calls = 0;
