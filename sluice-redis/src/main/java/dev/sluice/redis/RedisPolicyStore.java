@@ -52,6 +52,8 @@ final class RedisPolicyStore implements PolicyStore {
   static final int MAX_SKETCH_KEYS = 10_000;
   /** Minutes of denial sketches kept, and read at most by one call. */
   static final int DENIAL_MINUTES = 61;
+  /** The end of the year 9999: far below 2^53, which the script's numbers hold exactly. */
+  static final long MAX_EXPIRY_MILLIS = 253_402_300_799_999L;
 
   private static final Pattern RULE = Pattern.compile("[A-Za-z0-9_.:/-]{1,128}");
   private static final Pattern SKETCH_HEADER = Pattern.compile("(\\d{1,9}) (\\d{1,18})");
@@ -102,8 +104,9 @@ final class RedisPolicyStore implements PolicyStore {
       Objects.requireNonNull(record, "record");
       String field = field(record.rule(), record.key());
       checkText(record.value(), "policy value");
-      if (record.expiresAtMillis() < 0) {
-        throw new IllegalArgumentException("policy expiry must be >= 0 (0: never), was " + record.expiresAtMillis());
+      if (record.expiresAtMillis() < 0 || record.expiresAtMillis() > MAX_EXPIRY_MILLIS) {
+        throw new IllegalArgumentException("policy expiry must be between 0 (never) and " + MAX_EXPIRY_MILLIS
+            + " (the end of the year 9999) epoch milliseconds, was " + record.expiresAtMillis());
       }
       CompletionStage<Void> first = record.kind() == PolicyKind.BAN
           // The ban in decisions first: once the record is visible, decisions ban too.

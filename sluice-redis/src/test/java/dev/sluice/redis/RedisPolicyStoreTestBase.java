@@ -292,11 +292,18 @@ abstract class RedisPolicyStoreTestBase {
     assertRefused(policies.put(record(PolicyKind.LIMIT, "r", "x".repeat(4_097), "")), "policy key is 4097 bytes long");
     assertRefused(policies.put(record(PolicyKind.LIMIT, "r", "", "")), "policy key must not be empty");
     assertRefused(policies.put(record(PolicyKind.LIMIT, "r", "\ud800", "")), "policy key is not valid Unicode");
-    assertRefused(policies.put(new PolicyRecord(PolicyKind.LIMIT, "r", "k", "", -1)), "policy expiry must be >= 0");
+    assertRefused(policies.put(new PolicyRecord(PolicyKind.LIMIT, "r", "k", "", -1)),
+        "policy expiry must be between 0 (never) and 253402300799999 (the end of the year 9999) epoch milliseconds, was -1");
+    assertRefused(policies.put(new PolicyRecord(PolicyKind.LIMIT, "r", "k", "", Long.MAX_VALUE)), "was " + Long.MAX_VALUE);
+    PolicyRecord last = new PolicyRecord(PolicyKind.LIMIT, "r", "far", "", RedisPolicyStore.MAX_EXPIRY_MILLIS);
+    join(policies.put(last));
+    assertThat(join(policies.get(PolicyKind.LIMIT, "r", "far"))).contains(last);
+    join(policies.remove(PolicyKind.LIMIT, "r", "far"));
     assertRefused(policies.changesSince(-1), "version must be >= 0");
     assertThatThrownBy(() -> record(PolicyKind.LIMIT, "r", "k", "v".repeat(4_097)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("longer than 4096");
-    assertThat(join(policies.version())).isZero();
+    // The record at the last expiry and its removal: nothing else changed.
+    assertThat(join(policies.version())).isEqualTo(2);
   }
 
   @Test
