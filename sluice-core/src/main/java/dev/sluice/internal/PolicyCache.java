@@ -123,6 +123,11 @@ public final class PolicyCache implements AutoCloseable {
    * @param isLocal whether the store answers in process (read synchronously, no thread)
    */
   public PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules) {
+    this(store, isLocal, rules, true);
+  }
+
+  /** @param schedule whether a remote store is polled on a thread (else by {@link #pollOnce}) */
+  PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules, boolean schedule) {
     this.store = store;
     this.rules = rules;
     this.local = isLocal && store instanceof MemoryPolicyStore m ? m : null;
@@ -134,6 +139,8 @@ public final class PolicyCache implements AutoCloseable {
       synchronized (this) {
         readAll(localEpoch);
       }
+    } else if (!schedule) {
+      this.poller = null;
     } else {
       this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sluice-policies");
@@ -237,6 +244,11 @@ public final class PolicyCache implements AutoCloseable {
     }
   }
 
+  /** One tick of the remote store's poll, run on the caller's thread. */
+  void pollOnce() {
+    poll();
+  }
+
   /** One tick of the remote store's poll. */
   private void poll() {
     try {
@@ -270,6 +282,11 @@ public final class PolicyCache implements AutoCloseable {
             + " ms; the policies stay as last read): " + e);
       }
     }
+  }
+
+  /** Applies changes read while this limiter's own changes numbered {@code epoch}. */
+  void applyRead(PolicyChanges c, long epoch) {
+    applyChanges(c, epoch);
   }
 
   /** Applies changes read while {@code epoch} was current; a full read when they are incomplete. */
