@@ -143,7 +143,8 @@ public final class Engine implements RateLimiter {
     if (items.size() == 1) {
       Item it = items.get(0);
       Rule rule = validate(rs.get(it.rule()), it.rule(), it.key(), 0);
-      if (policiesNow == null && it.windows() == null && (operation == null || rule.audit() == null)) {
+      if ((policiesNow == null || !policiesNow.containsKey(rule.name())) && it.windows() == null
+          && (operation == null || rule.audit() == null)) {
         return new Resolved(request, new Batch(List.of(resolveItem(rule, it.key(), it.cost())), request.timeMicros()),
             null, operation);
       }

@@ -183,7 +183,7 @@ public final class PolicyCache implements AutoCloseable {
 
   /**
    * Caches a ban learned from a decision (the store answered {@link dev.sluice.DenyReason#BANNED});
-   * whether it was not known yet, so that its record is written once.
+   * whether it was not known yet (or known to end earlier), so that its record is written once.
    */
   public boolean learnBan(String rule, String key, long untilMillis) {
     RulePolicies p = rulePolicies(rule, true);
@@ -201,7 +201,7 @@ public final class PolicyCache implements AutoCloseable {
     if (p.bans.put(key, untilMillis) == null) {
       banCount.incrementAndGet();
     }
-    return old == null;
+    return true;
   }
 
   /** Applies one change made through this limiter at once, without waiting for the next read. */
