@@ -305,6 +305,32 @@ class PoliciesMemoryTest {
   }
 
   @Test
+  void anItemsOwnWindowsWinOverTheKeysLiveLimit() {
+    join(policies.setLimit("per_user", "fay", LiveLimit.tier("premium")));
+    Item own = new Item("per_user", "fay", 1, List.of(Window.of(2, Duration.ofMinutes(1))));
+    int n = 0;
+    for (int i = 0; i < 5; i++) {
+      if (limiter.acquire(Request.of(own)).allowed()) {
+        n++;
+      }
+    }
+    assertThat(n).isEqualTo(2);
+  }
+
+  @Test
+  void aShadowRulesDenyListReportsButDoesNotDeny() {
+    Rule watch = Rule.builder("watch").window(100, Duration.ofMinutes(1)).shadow(true).build();
+    try (RateLimiter l = Sluice.builder().rules(RuleSet.of(perUser, watch)
+        .withList(ListKind.DENY, Map.of("watch", List.of("bot:*")))).ticker(ticker).build()) {
+      Decision d = l.acquire(Request.of(Item.of("per_user", "bot:1"), Item.of("watch", "bot:1")));
+      assertThat(d.allowed()).isTrue();
+      assertThat(d.shadowDenied()).isTrue();
+      assertThat(d.items().get(1).reason()).isEqualTo(DenyReason.DENY_LISTED);
+      assertThat(d.items().get(0).windows().get(0).remaining()).as("the enforced item was decided").isEqualTo(4);
+    }
+  }
+
+  @Test
   void aLeakyBucketLiveLimitIsCheckedAsTheRuleIs() {
     join(policies.setLimit("leaky", "k", LiveLimit.windows(List.of(Window.of(4, Duration.ofSeconds(1))))));
     assertThat(join(policies.limit("leaky", "k"))).isEqualTo(Optional.of(
