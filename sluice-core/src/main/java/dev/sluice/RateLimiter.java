@@ -72,8 +72,9 @@ public interface RateLimiter extends AutoCloseable {
   }
 
   /**
-   * {@link #acquireBlocking(Request, Duration)} for an operation request, resolved once: a retry
-   * decides the same items.
+   * {@link #acquireBlocking(Request, Duration)} for an operation request. The limiter resolves it
+   * again on each try, with its attributes, so that what the store records of them (a rule's
+   * {@link AuditPolicy}) is recorded whichever try is admitted; this default resolves it once.
    */
   default Decision acquireBlocking(OperationRequest request, Duration timeout) throws InterruptedException {
     return acquireBlocking(rules().resolve(request), timeout);

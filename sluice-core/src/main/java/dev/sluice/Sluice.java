@@ -142,7 +142,7 @@ public final class Sluice {
         }
         local.rulesInForce(rules);
         return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
-            sleeper);
+            sleeper, ticker);
       } catch (RuntimeException e) {
         local.close();
         if (s != store) {

@@ -1,6 +1,8 @@
 package dev.sluice.internal;
 
 import dev.sluice.Algorithm;
+import dev.sluice.Attribute;
+import dev.sluice.AuditPolicy;
 import dev.sluice.Decision;
 import dev.sluice.DecisionListener;
 import dev.sluice.DenyReason;
@@ -9,6 +11,8 @@ import dev.sluice.InvalidCostException;
 import dev.sluice.InvalidKeyException;
 import dev.sluice.Item;
 import dev.sluice.ItemDecision;
+import dev.sluice.LiveLimit;
+import dev.sluice.Policies;
 import dev.sluice.OperationRequest;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
@@ -16,10 +20,15 @@ import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sleeper;
 import dev.sluice.StoreException;
+import dev.sluice.Ticker;
 import dev.sluice.UnknownRuleException;
+import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.spi.Batch;
+import dev.sluice.spi.PolicyKind;
+import dev.sluice.spi.PolicyRecord;
+import dev.sluice.spi.PolicyStore;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import java.time.Duration;
@@ -40,6 +49,14 @@ import java.util.function.Supplier;
  * The limiter: validates and resolves requests, hands them to the store as one batch, applies
  * failure modes when the store is out (and fails the request when the store could not decide it
  * for any other reason), and tells listeners.
+ *
+ * <p>Between resolution and the store, the local step applies the policies this limiter caches
+ * ({@link PolicyCache}), per item in this order: the item's own windows for this request
+ * ({@link Item#windows()}) or else, further down, its live limit; the deny list
+ * ({@link DenyReason#DENY_LISTED}); the allow list (admitted, not sent to the store); a ban known
+ * to be in force ({@link DenyReason#BANNED}). An enforced item denied here means no store call at
+ * all: nothing is consumed, and the items not decided here are reported allowed with empty
+ * windows. A rule without lists, bans or live limits costs a lookup that finds nothing.
  */
 public final class Engine implements RateLimiter {
   /** tryAcquireAsync's answers on a local store: immutable through {@link CompletionStage}, so shared. */
@@ -56,11 +73,30 @@ public final class Engine implements RateLimiter {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final DecisionListener[] listeners;
   private final Sleeper sleeper;
+  private final Ticker ticker;
+  /** The store's policies, null if it keeps none. */
+  private final PolicyStore policyStore;
+  private final PolicyCache policyCache;
+  private final EnginePolicies policies;
+  private volatile DenialRecorder recorder = DenialRecorder.NONE;
   private volatile RuleSet rules;
 
   public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
       int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper) {
-    check(store, rules);
+    this(rules, store, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners, sleeper, Ticker.system());
+  }
+
+  /** @param ticker the clock of cached bans and of the expiries policies are given */
+  public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
+      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper, Ticker ticker) {
+    PolicyStore ps;
+    try {
+      ps = store.policies();
+    } catch (UnsupportedOperationException e) {
+      ps = null;
+    }
+    this.policyStore = ps;
+    check(store, ps, rules);
     this.rules = rules;
     this.store = store;
     this.local = local;
@@ -70,6 +106,9 @@ public final class Engine implements RateLimiter {
     this.maxInFlight = maxInFlight;
     this.listeners = listeners.toArray(new DecisionListener[0]);
     this.sleeper = sleeper;
+    this.ticker = ticker;
+    this.policyCache = new PolicyCache(ps, store.isLocal(), rules);
+    this.policies = ps == null ? null : new EnginePolicies(this, ps, policyCache);
   }
 
   /**
@@ -77,7 +116,13 @@ public final class Engine implements RateLimiter {
    * request by operation, the operation request it was made from, so that the attributes stay at
    * hand for any step after resolution.
    */
-  private record Resolved(Request request, Batch batch, int[] slot, OperationRequest operation) {}
+  private record Resolved(Request request, Batch batch, int[] slot, OperationRequest operation,
+      ItemDecision[] pre, boolean skipStore) {
+
+    Resolved(Request request, Batch batch, int[] slot, OperationRequest operation) {
+      this(request, batch, slot, operation, null, false);
+    }
+  }
 
   private Resolved resolve(Request request) {
     return resolve(request, rules, null);
@@ -93,12 +138,17 @@ public final class Engine implements RateLimiter {
   }
 
   private Resolved resolve(Request request, RuleSet rs, OperationRequest operation) {
+    Map<String, PolicyCache.RulePolicies> policiesNow = policyCache.current();
     List<Item> items = request.items();
     if (items.size() == 1) {
       Item it = items.get(0);
       Rule rule = validate(rs.get(it.rule()), it.rule(), it.key(), 0);
-      return new Resolved(request, new Batch(List.of(resolveItem(rule, it.key(), it.cost())), request.timeMicros()),
-          null, operation);
+      if ((policiesNow == null || !policiesNow.containsKey(rule.name())) && it.windows() == null
+          && (operation == null || rule.audit() == null)) {
+        return new Resolved(request, new Batch(List.of(resolveItem(rule, it.key(), it.cost())), request.timeMicros()),
+            null, operation);
+      }
+      return local(request, items, List.of(rule), null, rs, operation, policiesNow);
     }
     // Repeated (rule, key) pairs are decided as one item of their summed cost. Each pair is checked
     // when first seen, in request order, so the first bad item is the one reported.
@@ -106,12 +156,15 @@ public final class Engine implements RateLimiter {
     List<Item> merged = new ArrayList<>();
     List<Rule> ruleOf = new ArrayList<>();
     int[] slot = new int[items.size()];
+    boolean plain = policiesNow == null;
     for (int i = 0; i < items.size(); i++) {
       Item it = items.get(i);
       String id = it.rule() + '\u0000' + it.key();
       Integer at = seen.get(id);
       if (at == null) {
-        ruleOf.add(validate(rs.get(it.rule()), it.rule(), it.key(), i));
+        Rule rule = validate(rs.get(it.rule()), it.rule(), it.key(), i);
+        ruleOf.add(rule);
+        plain &= it.windows() == null && (operation == null || rule.audit() == null);
         seen.put(id, merged.size());
         slot[i] = merged.size();
         merged.add(it);
@@ -122,8 +175,11 @@ public final class Engine implements RateLimiter {
           throw new InvalidCostException(it.rule(), it.cost(), "the costs of the repeated item (rule '" + it.rule()
               + "', key '" + it.key() + "') add up to more than " + Long.MAX_VALUE);
         }
-        merged.set(at, new Item(prev.rule(), prev.key(), prev.cost() + it.cost()));
+        merged.set(at, new Item(prev.rule(), prev.key(), prev.cost() + it.cost(), prev.windows()));
       }
+    }
+    if (!plain) {
+      return local(request, merged, ruleOf, slot, rs, operation, policiesNow);
     }
     List<ResolvedItem> resolved = new ArrayList<>(merged.size());
     for (int i = 0; i < merged.size(); i++) {
@@ -131,6 +187,82 @@ public final class Engine implements RateLimiter {
       resolved.add(resolveItem(ruleOf.get(i), it.key(), it.cost()));
     }
     return new Resolved(request, new Batch(resolved, request.timeMicros()), slot, operation);
+  }
+
+  /**
+   * The local step (see the class comment) over the distinct items of a request: what it decides
+   * goes to {@code pre}, the rest to the store's batch with their windows and audit values.
+   */
+  private Resolved local(Request request, List<Item> merged, List<Rule> ruleOf, int[] slot, RuleSet rs,
+      OperationRequest operation, Map<String, PolicyCache.RulePolicies> policiesNow) {
+    int n = merged.size();
+    ItemDecision[] pre = null;
+    boolean deniedHere = false;
+    long now = Long.MIN_VALUE;
+    List<ResolvedItem> toStore = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Item it = merged.get(i);
+      Rule rule = ruleOf.get(i);
+      String key = it.key();
+      PolicyCache.RulePolicies p = policiesNow == null ? null : policiesNow.get(rule.name());
+      List<Window> ws = it.windows();
+      ItemDecision here = null;
+      if (p != null) {
+        if (p.denies(key)) {
+          here = new ItemDecision(rule.name(), key, it.cost(), false, DenyReason.DENY_LISTED, 0, List.of(),
+              rule.shadow(), WindowState.NEVER);
+        } else if (p.allows(key)) {
+          here = new ItemDecision(rule.name(), key, it.cost(), true, DenyReason.NONE, 0, List.of(), rule.shadow(), 0);
+        } else {
+          if (!p.bans.isEmpty()) {
+            if (now == Long.MIN_VALUE) {
+              now = nowMillis();
+            }
+            long left = p.bannedFor(key, now);
+            if (left > 0) {
+              here = new ItemDecision(rule.name(), key, it.cost(), false, DenyReason.BANNED, 0, List.of(),
+                  rule.shadow(), left);
+            }
+          }
+          if (here == null && ws == null) {
+            LiveLimit l = p.limit(key);
+            if (l != null) {
+              ws = l.windowsUnder(rs); // null for a tier no longer in force: the key's own windows
+            }
+          }
+        }
+      }
+      if (here != null) {
+        if (pre == null) {
+          pre = new ItemDecision[n];
+        }
+        pre[i] = here;
+        deniedHere |= !here.allowed() && !rule.shadow();
+        continue;
+      }
+      toStore.add(new ResolvedItem(rule, key, it.cost(), ws != null ? ws : rule.windowsFor(key),
+          auditValue(rule, rs, operation)));
+    }
+    return new Resolved(request, new Batch(toStore, request.timeMicros()), slot, operation, pre,
+        deniedHere || toStore.isEmpty());
+  }
+
+  /** The request's value of the rule's audit attribute, as its keys are made of it; null if none. */
+  private static String auditValue(Rule rule, RuleSet rs, OperationRequest operation) {
+    AuditPolicy a = rule.audit();
+    if (a == null || operation == null) {
+      return null;
+    }
+    String v = operation.attributes().get(a.attribute());
+    if (v == null) {
+      return null;
+    }
+    Attribute typed = rs.attribute(a.attribute());
+    return typed == null ? v : typed.keyText(v);
+  }
+
+  long nowMillis() {
+    return Math.floorDiv(ticker.nowMicros(), 1000L);
   }
 
   private static ResolvedItem resolveItem(Rule rule, String key, long cost) {
@@ -194,6 +326,17 @@ public final class Engine implements RateLimiter {
   }
 
   private Decision assemble(Resolved r, List<ItemDecision> decided, boolean degraded) {
+    if (r.pre != null || r.skipStore) {
+      decided = withLocal(r, decided);
+    }
+    if (!degraded) {
+      for (int i = 0; i < decided.size(); i++) {
+        ItemDecision d = decided.get(i);
+        if (!d.allowed()) {
+          denied(d);
+        }
+      }
+    }
     if (r.slot == null) {
       return Decision.of(decided, degraded);
     }
@@ -203,11 +346,80 @@ public final class Engine implements RateLimiter {
       ItemDecision d = decided.get(r.slot[i]);
       if (d.cost() != items.get(i).cost()) {
         d = new ItemDecision(d.rule(), d.key(), items.get(i).cost(), d.allowed(), d.reason(), d.waitMs(), d.windows(),
-            d.shadow());
+            d.shadow(), d.blockedMs());
       }
       out.add(d);
     }
     return Decision.of(out, degraded);
+  }
+
+  /**
+   * The decisions of every distinct item: the local step's, and the store's for the rest (or,
+   * when the store was not called, allowed with empty windows: nothing was decided for them).
+   */
+  private static List<ItemDecision> withLocal(Resolved r, List<ItemDecision> fromStore) {
+    List<ResolvedItem> sent = r.batch.items();
+    int n = sent.size() + (r.pre == null ? 0 : countNonNull(r.pre));
+    List<ItemDecision> out = new ArrayList<>(n);
+    int j = 0;
+    for (int i = 0; i < n; i++) {
+      ItemDecision d = r.pre == null ? null : r.pre[i];
+      if (d == null) {
+        if (r.skipStore) {
+          ResolvedItem it = sent.get(j++);
+          d = new ItemDecision(it.rule().name(), it.key(), it.cost(), true, DenyReason.NONE, 0, List.of(),
+              it.rule().shadow(), 0);
+        } else {
+          d = fromStore.get(j++);
+        }
+      }
+      out.add(d);
+    }
+    return out;
+  }
+
+  private static int countNonNull(Object[] a) {
+    int c = 0;
+    for (Object o : a) {
+      if (o != null) {
+        c++;
+      }
+    }
+    return c;
+  }
+
+  /**
+   * A denied item of a decision that was not degraded: a ban the store answered is cached until
+   * it ends (and recorded once as an automatic ban, for every instance and for listings), and the
+   * denial is counted for the top offenders.
+   */
+  private void denied(ItemDecision d) {
+    if (d.reason() == DenyReason.BANNED && d.blockedMs() > 0 && policyStore != null) {
+      long until = d.blockedMs() == WindowState.NEVER ? 0 : nowMillis() + d.blockedMs();
+      if (until != 0 && policyCache.learnBan(d.rule(), d.key(), until)) {
+        recordBan(d.rule(), d.key(), until);
+      }
+    }
+    try {
+      recorder.denied(d.rule(), d.key(), d.reason());
+    } catch (RuntimeException ignored) {
+      // Counting must not change a decision.
+    }
+  }
+
+  private void recordBan(String rule, String key, long untilMillis) {
+    try {
+      policyStore.put(new PolicyRecord(PolicyKind.BAN, rule, key, "automatic", untilMillis))
+          .whenComplete((v, err) -> {
+            if (err != null) {
+              System.getLogger(Engine.class.getName()).log(System.Logger.Level.WARNING,
+                  "recording the ban of key '" + key + "' under rule '" + rule + "' failed: " + err);
+            }
+          });
+    } catch (RuntimeException e) {
+      System.getLogger(Engine.class.getName()).log(System.Logger.Level.WARNING,
+          "recording the ban of key '" + key + "' under rule '" + rule + "' failed: " + e);
+    }
   }
 
   @Override
@@ -237,7 +449,9 @@ public final class Engine implements RateLimiter {
     // A clock read costs about as much as a whole in-memory decision: only time for listeners.
     long start = listeners.length == 0 ? 0 : System.nanoTime();
     Decision d;
-    if (store.isLocal()) {
+    if (r.skipStore) {
+      d = assemble(r, List.of(), false);
+    } else if (store.isLocal()) {
       d = assemble(r, store.decideSync(r.batch), false);
     } else {
       try {
@@ -264,7 +478,8 @@ public final class Engine implements RateLimiter {
   @Override
   public boolean tryAcquire(String ruleName, String key, long cost) {
     Rule rule = rules.get(ruleName);
-    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || listeners.length != 0 || !store.isLocal()) {
+    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || listeners.length != 0 || !store.isLocal()
+        || hasPolicies(rule)) {
       return RateLimiter.super.tryAcquire(ruleName, key, cost);
     }
     java.util.Objects.requireNonNull(key, "key");
@@ -300,8 +515,8 @@ public final class Engine implements RateLimiter {
   private CompletionStage<Decision> decideAsync(Resolved r) {
     Request request = r.request;
     long start = listeners.length == 0 ? 0 : System.nanoTime();
-    if (store.isLocal()) {
-      Decision d = assemble(r, store.decideSync(r.batch), false);
+    if (r.skipStore || store.isLocal()) {
+      Decision d = assemble(r, r.skipStore ? List.of() : store.decideSync(r.batch), false);
       notify(request, d, start);
       return CompletableFuture.completedFuture(d);
     }
@@ -335,7 +550,7 @@ public final class Engine implements RateLimiter {
   @Override
   public CompletionStage<Boolean> tryAcquireAsync(String ruleName, String key, long cost) {
     Rule rule = rules.get(ruleName);
-    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || listeners.length != 0) {
+    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || listeners.length != 0 || hasPolicies(rule)) {
       return RateLimiter.super.tryAcquireAsync(ruleName, key, cost);
     }
     ResolvedItem item;
@@ -369,6 +584,14 @@ public final class Engine implements RateLimiter {
           Batch batch = new Batch(List.of(item), Request.STORE_CLOCK);
           return degrade(new Resolved(Request.of(ruleName, key, cost), batch, null, null), err).allowed();
         });
+  }
+
+  /**
+   * Whether the boolean paths must take the general one: the rule has cached policies, or it
+   * bans (a ban the store answers must be seen, to be cached).
+   */
+  private boolean hasPolicies(Rule rule) {
+    return rule.ban() != null || policyCache.of(rule.name()) != null;
   }
 
   private CompletableFuture<List<ItemDecision>> callStore(Batch batch) {
@@ -460,10 +683,17 @@ public final class Engine implements RateLimiter {
     return assemble(r, out, true);
   }
 
-  /** Refuses rules the store cannot decide, before any is in force (see {@link Store#check}). */
-  private static void check(Store store, RuleSet rules) {
+  /**
+   * Refuses rules the store cannot decide, before any is in force (see {@link Store#check}), and
+   * rules that ban or audit on a store that keeps no policies.
+   */
+  private static void check(Store store, PolicyStore policyStore, RuleSet rules) {
     for (Rule r : rules.rules()) {
       store.check(r);
+      if (policyStore == null && (r.ban() != null || r.audit() != null)) {
+        throw new UnsupportedRuleException(r.name(), "rule '" + r.name() + "': " + store.describe()
+            + " keeps no policies, so it cannot " + (r.ban() != null ? "ban keys" : "keep an audit"));
+      }
     }
   }
 
@@ -512,9 +742,19 @@ public final class Engine implements RateLimiter {
 
   @Override
   public Decision acquireBlocking(Request request, Duration timeout) throws InterruptedException {
+    return blocking(() -> acquire(request), timeout);
+  }
+
+  /** Each retry resolves the operation again, with its attributes (audit values among them). */
+  @Override
+  public Decision acquireBlocking(OperationRequest request, Duration timeout) throws InterruptedException {
+    return blocking(() -> acquire(request), timeout);
+  }
+
+  private Decision blocking(Supplier<Decision> attempt, Duration timeout) throws InterruptedException {
     long budget = timeout.toMillis();
     while (true) {
-      Decision d = acquire(request);
+      Decision d = attempt.get();
       if (d.allowed()) {
         if (d.waitMs() > 0) {
           sleeper.sleep(d.waitMs());
@@ -554,8 +794,9 @@ public final class Engine implements RateLimiter {
    */
   @Override
   public synchronized void updateRules(RuleSet next) {
-    check(store, next);
+    check(store, policyStore, next);
     RuleSet before = rules;
+    policyCache.rulesChanged(next);
     rules = next;
     store.rulesChanged(before, next);
     local.rulesChanged(before, next);
@@ -566,12 +807,43 @@ public final class Engine implements RateLimiter {
     return store.ping();
   }
 
+  /**
+   * @throws UnsupportedOperationException if the store keeps no policies
+   */
+  @Override
+  public Policies policies() {
+    if (policies == null) {
+      throw new UnsupportedOperationException(store.describe() + " keeps no policies");
+    }
+    return policies;
+  }
+
+  /** Sets what is told of denied items (the top-offenders sketch); {@link DenialRecorder#NONE} by default. */
+  public void denialRecorder(DenialRecorder r) {
+    this.recorder = r == null ? DenialRecorder.NONE : r;
+  }
+
+  PolicyCache policyCache() {
+    return policyCache;
+  }
+
+  Store storeForChecks() {
+    return store;
+  }
+
+  /** The checks of {@code acquire} on a rule name and a key: the rule in force. */
+  Rule validateKey(String ruleName, String key) {
+    java.util.Objects.requireNonNull(key, "key");
+    return validate(rules.get(ruleName), ruleName, key, 0);
+  }
+
   public Store store() {
     return store;
   }
 
   @Override
   public void close() {
+    policyCache.close();
     store.close();
     local.close();
   }

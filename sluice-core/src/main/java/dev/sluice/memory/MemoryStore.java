@@ -94,6 +94,8 @@ public final class MemoryStore implements Store {
   private volatile long lastSweep;
   /** Ticker time before which no sweep is made for room. */
   private volatile long sweepPausedUntil = Long.MIN_VALUE;
+  /** Live limits, bans and lists of this store, on its ticker; made by the first {@link #policies()}. */
+  private volatile MemoryPolicyStore policies;
 
   private MemoryStore(Builder b) {
     this.ticker = b.ticker;
@@ -787,6 +789,21 @@ public final class MemoryStore implements Store {
       names.add(r.name());
     }
     budget.rulesInForce(names);
+  }
+
+  @Override
+  public MemoryPolicyStore policies() {
+    MemoryPolicyStore p = policies;
+    if (p == null) {
+      synchronized (tables) {
+        p = policies;
+        if (p == null) {
+          p = new MemoryPolicyStore(ticker);
+          policies = p;
+        }
+      }
+    }
+    return p;
   }
 
   @Override
