@@ -2,7 +2,11 @@ package dev.sluice.bench;
 
 import dev.sluice.internal.DenialSketch;
 import dev.sluice.internal.MinuteSketches;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -28,6 +32,17 @@ import org.openjdk.jmh.annotations.State;
  * java -jar sluice-bench/target/sluice-bench.jar DenialSketchBenchmark -f 1 -wi 3 -w 1s -i 5 -r 1s -t 1
  * java -jar sluice-bench/target/sluice-bench.jar DenialSketchBenchmark -f 1 -wi 3 -w 1s -i 5 -r 1s -t 2
  * </pre>
+ *
+ * On a machine shared with other work, {@link #main} times the same operations by each thread's
+ * CPU time instead (time descheduled is not counted): median, minimum and maximum nanoseconds per
+ * operation over blocks of 1,000,000, after five blocks of warm-up, for each thread:
+ *
+ * <pre>
+ * java -cp sluice-bench/target/sluice-bench.jar dev.sluice.bench.DenialSketchBenchmark add zipf 1 20
+ * </pre>
+ *
+ * Arguments: operation ({@code add}, {@code addLocked}, {@code record}), keys ({@code zipf},
+ * {@code uniform}), threads, blocks.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -115,5 +130,68 @@ public class DenialSketchBenchmark {
   @Benchmark
   public void record(Shared shared, PerThread t) {
     shared.minutes.record("api", t.key(shared), 1, NOW_MICROS);
+  }
+
+  private static final int BLOCK = 1_000_000;
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 4) {
+      System.err.println("usage: DenialSketchBenchmark <add|addLocked|record> <zipf|uniform> <threads> <blocks>");
+      System.exit(2);
+    }
+    String op = args[0];
+    Shared shared = new Shared();
+    shared.keys = args[1];
+    shared.capacity = DenialSketch.DEFAULT_CAPACITY;
+    shared.setUp();
+    int threads = Integer.parseInt(args[2]);
+    int blocks = Integer.parseInt(args[3]);
+    DenialSketchBenchmark bench = new DenialSketchBenchmark();
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    CyclicBarrier start = new CyclicBarrier(threads);
+    String[] lines = new String[threads];
+    Thread[] workers = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
+      int me = t;
+      workers[t] = new Thread(() -> {
+        PerThread state = new PerThread();
+        state.setUp(shared);
+        Runnable one = switch (op) {
+          case "add" -> () -> bench.add(shared, state);
+          case "addLocked" -> () -> bench.addLocked(shared, state);
+          case "record" -> () -> bench.record(shared, state);
+          default -> throw new IllegalArgumentException("unknown operation " + op);
+        };
+        try {
+          start.await();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        for (int w = 0; w < 5; w++) {
+          for (int i = 0; i < BLOCK; i++) {
+            one.run();
+          }
+        }
+        double[] nanos = new double[blocks];
+        for (int b = 0; b < blocks; b++) {
+          long cpu = mx.getCurrentThreadCpuTime();
+          for (int i = 0; i < BLOCK; i++) {
+            one.run();
+          }
+          nanos[b] = (mx.getCurrentThreadCpuTime() - cpu) / (double) BLOCK;
+        }
+        Arrays.sort(nanos);
+        lines[me] = String.format("%s %s, %d thread(s), thread %d: median %.1f ns of CPU per operation"
+            + " (min %.1f, max %.1f, %d blocks)", op, shared.keys, threads, me, nanos[blocks / 2], nanos[0],
+            nanos[blocks - 1], blocks);
+      });
+      workers[t].start();
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+    for (String line : lines) {
+      System.out.println(line);
+    }
   }
 }
