@@ -95,7 +95,8 @@ public final class MinuteSketches {
 
   /**
    * Hands out, and forgets, every (rule, minute) sketch recorded since the last drain, by rule and
-   * then minute. The sketches are the caller's.
+   * then minute, for the 60 minutes up to the newest of each rule (older ones are forgotten, not
+   * handed out). The sketches are the caller's.
    */
   public List<Drained> drain() {
     List<Drained> out = new ArrayList<>();
@@ -103,10 +104,11 @@ public final class MinuteSketches {
       Ring ring = e.getValue();
       synchronized (ring) {
         for (int s = 0; s < MINUTES; s++) {
-          if (ring.sketches[s] != null) {
+          // A minute 60 or more before the rule's newest is over for the store as well: left out.
+          if (ring.sketches[s] != null && ring.minutes[s] > ring.newest - MINUTES) {
             out.add(new Drained(e.getKey(), ring.minutes[s], ring.sketches[s]));
-            ring.sketches[s] = null;
           }
+          ring.sketches[s] = null;
         }
       }
     }

@@ -92,6 +92,14 @@ class MinuteSketchesTest {
   }
 
   @Test
+  void anUndrainedMinuteAnHourOlderThanItsRulesNewestIsNotHandedOut() {
+    sketches.record("r", "old", 1, M0);
+    sketches.record("r", "new", 1, M0 + 100 * MINUTE); // slot 40: minute 0's slot is left as it was
+    assertThat(sketches.drain()).extracting(Drained::minute).containsExactly(minuteOf(M0) + 100);
+    assertThat(sketches.drain()).isEmpty();
+  }
+
+  @Test
   void drainHandsOutWhatAccumulatedSinceTheLastDrainOnce() {
     sketches.record("r", "a", 3, clock.nowMicros());
     assertThat(sketches.drain()).singleElement().satisfies(d -> assertThat(d.sketch().total()).isEqualTo(3));
