@@ -133,14 +133,18 @@ public final class DenialSketch {
 
   /** @throws IllegalArgumentException if capacity is not between 1 and {@value #MAX_CAPACITY} */
   public DenialSketch(int capacity) {
+    this.capacity = checkCapacity(capacity);
+    // Sized so that k entries never rehash.
+    this.index = new HashMap<>(capacity * 4 / 3 + 1);
+    this.heap = new Node[capacity];
+  }
+
+  static int checkCapacity(int capacity) {
     if (capacity < 1 || capacity > MAX_CAPACITY) {
       throw new IllegalArgumentException(
           "a sketch's capacity must be between 1 and " + MAX_CAPACITY + ", was " + capacity);
     }
-    this.capacity = capacity;
-    // Sized so that k entries never rehash.
-    this.index = new HashMap<>(capacity * 4 / 3 + 1);
-    this.heap = new Node[capacity];
+    return capacity;
   }
 
   /**

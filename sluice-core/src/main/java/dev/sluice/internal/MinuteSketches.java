@@ -54,7 +54,7 @@ public final class MinuteSketches {
    * @param maxRules the most rules recorded at once, at least 1
    */
   public MinuteSketches(int capacity, int maxRules) {
-    new DenialSketch(capacity); // checks the capacity, with its message
+    DenialSketch.checkCapacity(capacity);
     if (maxRules < 1) {
       throw new IllegalArgumentException("the most rules recorded must be at least 1, was " + maxRules);
     }
