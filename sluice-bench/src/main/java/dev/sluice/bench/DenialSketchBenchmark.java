@@ -1,6 +1,6 @@
 package dev.sluice.bench;
 
-import dev.sluice.internal.DenialSketch;
+import dev.sluice.algorithm.DenialSketch;
 import dev.sluice.internal.MinuteSketches;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

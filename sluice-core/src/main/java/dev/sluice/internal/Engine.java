@@ -79,6 +79,8 @@ public final class Engine implements RateLimiter {
   private final PolicyCache policyCache;
   private final EnginePolicies policies;
   private volatile DenialRecorder recorder = DenialRecorder.NONE;
+  /** Null when the store keeps no policies. */
+  private final TopOffenders topOffenders;
   private volatile RuleSet rules;
 
   public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
@@ -109,6 +111,11 @@ public final class Engine implements RateLimiter {
     this.ticker = ticker;
     this.policyCache = new PolicyCache(ps, store.isLocal(), rules);
     this.policies = ps == null ? null : new EnginePolicies(this, ps, policyCache);
+    this.topOffenders = ps == null ? null : new TopOffenders(ps, ticker);
+    if (topOffenders != null) {
+      this.recorder = topOffenders;
+      policyCache.onTick(topOffenders::tick);
+    }
   }
 
   /**
@@ -821,6 +828,10 @@ public final class Engine implements RateLimiter {
   /** Sets what is told of denied items (the top-offenders sketch); {@link DenialRecorder#NONE} by default. */
   public void denialRecorder(DenialRecorder r) {
     this.recorder = r == null ? DenialRecorder.NONE : r;
+  }
+
+  TopOffenders topOffenders() {
+    return topOffenders;
   }
 
   PolicyCache policyCache() {

@@ -36,7 +36,6 @@ import java.util.function.Supplier;
  * long as the count asked for has a cursor, even when nothing follows it (the next page is then
  * empty).
  *
- * <p>{@link #top} answers an empty list while no denial sketch is kept.
  */
 final class EnginePolicies implements Policies {
   private static final System.Logger LOG = System.getLogger(EnginePolicies.class.getName());
@@ -210,8 +209,7 @@ final class EnginePolicies implements Policies {
         throw new IllegalArgumentException("last must be whole minutes, 1 to 60, was " + last);
       }
       pageCount(count);
-      // No denial sketch is kept yet: nobody is counted.
-      return CompletableFuture.completedFuture(List.of());
+      return engine.topOffenders().top(rule, (int) last.toMinutes(), count);
     });
   }
 

@@ -1,5 +1,6 @@
 package dev.sluice.internal;
 
+import dev.sluice.algorithm.DenialSketch;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -106,6 +106,7 @@ public final class PolicyCache implements AutoCloseable {
   /** The memory store's policies, read synchronously; null for a remote store (or none). */
   private final MemoryPolicyStore local;
   private final ScheduledExecutorService poller;
+  private volatile Runnable tickTask;
   /** Rules with policies (or configured lists), replaced on a change of its key set. */
   private volatile Map<String, RulePolicies> byRule = Map.of();
   private volatile RuleSet rules;
@@ -249,8 +250,21 @@ public final class PolicyCache implements AutoCloseable {
     poll();
   }
 
+  /** Also run on every tick of the remote store's poll (the top offenders' flush). */
+  void onTick(Runnable task) {
+    this.tickTask = task;
+  }
+
   /** One tick of the remote store's poll. */
   private void poll() {
+    Runnable task = tickTask;
+    if (task != null) {
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.DEBUG, "a policy tick task failed: " + e);
+      }
+    }
     try {
       long epoch;
       long from;

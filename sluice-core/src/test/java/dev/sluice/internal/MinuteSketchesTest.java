@@ -1,9 +1,10 @@
 package dev.sluice.internal;
 
+import dev.sluice.algorithm.DenialSketch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.internal.DenialSketch.Entry;
+import dev.sluice.algorithm.DenialSketch.Entry;
 import dev.sluice.internal.MinuteSketches.Drained;
 import dev.sluice.testing.FakeTicker;
 import java.util.ArrayList;

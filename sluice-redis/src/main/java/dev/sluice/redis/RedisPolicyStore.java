@@ -56,8 +56,9 @@ final class RedisPolicyStore implements PolicyStore {
   static final long MAX_EXPIRY_MILLIS = 253_402_300_799_999L;
 
   private static final Pattern RULE = Pattern.compile("[A-Za-z0-9_.:/-]{1,128}");
-  private static final Pattern SKETCH_HEADER = Pattern.compile("(\\d{1,9}) (\\d{1,18})");
+  private static final Pattern SKETCH_HEADER = Pattern.compile("sketch/1 (\\d{1,9}) (\\d{1,18}) (\\d{1,9})");
   private static final ResourceScript SCRIPT = new ResourceScript("policies.lua");
+  private static final ResourceScript SKETCHES = new ResourceScript("sketches.lua");
 
   private final Link link;
   private final StateSiblings siblings;
@@ -238,7 +239,7 @@ final class RedisPolicyStore implements PolicyStore {
 
   /**
    * Merges the sketch into the minute's in the script (Space-Saving merge, see {@code
-   * policies.lua}); the minute's sketch lives {@value #DENIAL_MINUTES} minutes after its last merge.
+   * sketches.lua}); the minute's sketch lives {@value #DENIAL_MINUTES} minutes after its last merge.
    */
   @Override
   public CompletionStage<Void> addDenials(String rule, long minute, String sketch) {
@@ -251,7 +252,7 @@ final class RedisPolicyStore implements PolicyStore {
       byte[][] keys = {bytes(denialKey(rule, minute))};
       byte[][] args = {bytes("adddenials"), bytes(sketch),
           bytes(Long.toString(Duration.ofMinutes(DENIAL_MINUTES).toMillis()))};
-      return SCRIPT.<Long>run(link, ScriptOutputType.INTEGER, keys, args)
+      return SKETCHES.<Long>run(link, ScriptOutputType.INTEGER, keys, args)
           .handle(RedisPolicyStore::result)
           .thenApply(n -> null);
     } catch (RuntimeException e) {
@@ -277,7 +278,7 @@ final class RedisPolicyStore implements PolicyStore {
       for (int i = 0; i < keys.length; i++) {
         keys[i] = bytes(denialKey(rule, from + i));
       }
-      return SCRIPT.<List<Object>>run(link, ScriptOutputType.MULTI, keys, new byte[][] {bytes("denials")})
+      return SKETCHES.<List<Object>>run(link, ScriptOutputType.MULTI, keys, new byte[][] {bytes("denials")})
           .handle(RedisPolicyStore::result)
           .thenApply(read(reply -> {
             List<String> out = new ArrayList<>();
@@ -353,7 +354,7 @@ final class RedisPolicyStore implements PolicyStore {
 
   /**
    * The sketch's outline, so that a bad one fails here with a clear message: its size, its header
-   * {@code "k total"} and no more key lines than k (the script checks each line's form).
+   * {@code "sketch/1 k total entries"} and no more entries than k (the script checks each line).
    */
   private static void checkSketch(String sketch) {
     Objects.requireNonNull(sketch, "sketch");
@@ -364,16 +365,16 @@ final class RedisPolicyStore implements PolicyStore {
     String header = end < 0 ? sketch : sketch.substring(0, end);
     var m = SKETCH_HEADER.matcher(header);
     if (!m.matches()) {
-      throw new IllegalArgumentException("denial sketch must start with a line 'k total', was '"
+      throw new IllegalArgumentException("denial sketch must start with a line 'sketch/1 k total entries', was '"
           + header.substring(0, Math.min(header.length(), 40)) + "'");
     }
     long k = Long.parseLong(m.group(1));
     if (k < 1 || k > MAX_SKETCH_KEYS) {
       throw new IllegalArgumentException("denial sketch size k must be between 1 and " + MAX_SKETCH_KEYS + ", was " + k);
     }
-    long lines = sketch.chars().filter(c -> c == '\n').count() - (sketch.endsWith("\n") ? 1 : 0);
-    if (lines > k) {
-      throw new IllegalArgumentException("denial sketch has " + lines + " keys, more than its size k = " + k);
+    long entries = Long.parseLong(m.group(3));
+    if (entries > k) {
+      throw new IllegalArgumentException("denial sketch has " + entries + " keys, more than its size k = " + k);
     }
     checkText(sketch, "denial sketch");
   }

@@ -1,5 +1,5 @@
 -- The policy records (RedisPolicyStore): live limits, bans, list entries, their version and
--- change log, and the denial sketches. Every key is under one hash tag, {policies}, so a Cluster
+-- change log (the denial sketches are sketches.lua's). Every key is under one hash tag, {policies}, so a Cluster
 -- keeps them on one shard and one call changes a record and its log entry together.
 --
 -- ARGV[1] is the operation. Record operations get the same twelve keys:
@@ -10,7 +10,6 @@
 --   KEYS[5..12]       per kind (limit, ban, allow, deny): a hash, field '<rule> <key>' and value
 --                     '<expiry ms> <value>', and a zset of the same fields at score 0, whose lex
 --                     order ('<rule> <key>' as bytes) is the order of pages.
--- Denial operations get the keys of their minutes instead.
 --
 -- Time is the server's (TIME), so instances with skewed clocks agree on what has expired. A
 -- record whose expiry has passed is absent for every operation; each call removes up to
@@ -195,88 +194,7 @@ local function changes(now, since_digits, max)
   return out
 end
 
--- Denial sketches (Space-Saving): a header line 'k total', then one line per key,
--- 'key<TAB>count<TAB>error', count an upper bound of the key's denials and count - error a
--- lower bound. A sketch with k lines is full: a key it lacks was denied at most its smallest
--- count times.
-local function read_sketch(text)
-  local k, total, rest = string.match(text, '^(%d+) (%d+)\n?(.*)$')
-  if not k then
-    return nil
-  end
-  local s = {k = tonumber(k), total = tonumber(total), counts = {}, errors = {}, n = 0, min = 0}
-  for line in string.gmatch(rest, '[^\n]+') do
-    local key, count, err = string.match(line, '^(.*)\t(%d+)\t(%d+)$')
-    if not key then
-      return nil
-    end
-    count = tonumber(count)
-    s.counts[key] = count
-    s.errors[key] = tonumber(err)
-    s.n = s.n + 1
-    if s.n == 1 or count < s.min then
-      s.min = count
-    end
-  end
-  if s.n > s.k then
-    return nil
-  end
-  if s.n < s.k then
-    s.min = 0
-  end
-  return s
-end
-
--- Merges two sketches: a key either lacks counts as that sketch's smallest count (0 unless
--- full), as count and as error; the largest k = max(k1, k2) counts are kept. Counts stay upper
--- bounds and count - error lower bounds.
-local function merge(a, b)
-  local keys = {}
-  for key in pairs(a.counts) do keys[#keys + 1] = key end
-  for key in pairs(b.counts) do
-    if not a.counts[key] then keys[#keys + 1] = key end
-  end
-  local count, err = {}, {}
-  for _, key in ipairs(keys) do
-    count[key] = (a.counts[key] or a.min) + (b.counts[key] or b.min)
-    err[key] = (a.errors[key] or a.min) + (b.errors[key] or b.min)
-  end
-  table.sort(keys, function(x, y)
-    if count[x] ~= count[y] then return count[x] > count[y] end
-    return x < y
-  end)
-  local k = math.max(a.k, b.k)
-  local lines = {string.format('%d %d', k, a.total + b.total)}
-  for i = 1, math.min(k, #keys) do
-    local key = keys[i]
-    lines[#lines + 1] = string.format('%s\t%d\t%d', key, count[key], err[key])
-  end
-  return table.concat(lines, '\n')
-end
-
--- adddenials sketch ttl: merges the sketch into the minute's (KEYS[1]), which lives ttl ms.
-local function add_denials(sketch, ttl)
-  local mine = read_sketch(sketch)
-  if not mine then
-    return redis.error_reply('SKETCH the denial sketch is not in the expected format')
-  end
-  local stored = redis.call('GET', KEYS[1])
-  if stored then
-    local theirs = read_sketch(stored)
-    if theirs then
-      sketch = merge(theirs, mine)
-    end
-  end
-  redis.call('SET', KEYS[1], sketch, 'PX', ttl)
-  return 1
-end
-
 local op = ARGV[1]
-if op == 'denials' then
-  return redis.call('MGET', unpack(KEYS))
-elseif op == 'adddenials' then
-  return add_denials(ARGV[2], tonumber(ARGV[3]))
-end
 local keep = tonumber(ARGV[2])
 local now = now_ms()
 purge(now, keep)

@@ -98,9 +98,9 @@ class RedisPolicyLeastPrivilegeTest {
       step = "audit";
       assertThat(join(p.audit("r", "c"))).isEmpty();
       step = "denials";
-      join(p.addDenials("r", 1, "2 3\nx\t2\t0\ny\t1\t0"));
-      join(p.addDenials("r", 1, "2 1\nz\t1\t0"));
-      assertThat(join(p.denials("r", 0, 2))).containsExactly("2 4\nx\t2\t0\nz\t2\t1");
+      join(p.addDenials("r", 1, "sketch/1 2 3 2\n2 0 1 x\n1 0 1 y\n"));
+      join(p.addDenials("r", 1, "sketch/1 2 1 1\n1 0 1 z\n"));
+      assertThat(join(p.denials("r", 0, 2))).containsExactly("sketch/1 2 4 2\n2 0 1 x\n2 1 1 z\n");
       return "";
     } catch (Throwable e) {
       return step + ": " + e;

@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.algorithm.DenialSketch;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
@@ -321,12 +322,20 @@ abstract class RedisPolicyStoreTestBase {
   @Test
   void denialSketchesOfOneMinuteMergeAndComeBackByMinute() {
     long minute = 29_000_000;
-    join(policies.addDenials("r", minute, "3 10\nip:1\t6\t0\nip:2\t3\t0\nip:3\t1\t0"));
-    join(policies.addDenials("r", minute, "3 5\nip:2\t4\t0\nip:4\t1\t0"));
-    join(policies.addDenials("r", minute + 2, "3 1\nip:9\t1\t0\n"));
+    DenialSketch first = sketch(3, "ip:1", 6, "ip:2", 3, "ip:3", 1);
+    DenialSketch second = sketch(3, "ip:2", 4, "ip:4", 1);
+    DenialSketch later = sketch(3, "ip 9\n", 1);
+    join(policies.addDenials("r", minute, first.encode()));
+    join(policies.addDenials("r", minute, second.encode()));
+    join(policies.addDenials("r", minute + 2, later.encode()));
     List<String> sketches = join(policies.denials("r", minute - 1, minute + 3));
-    // The first is full (3 keys, smallest count 1): ip:4, absent from it, counts up to 1 more.
-    assertThat(sketches).containsExactly("3 15\nip:2\t7\t0\nip:1\t6\t0\nip:4\t2\t1", "3 1\nip:9\t1\t0\n");
+    // The script's merge is the limiter's, to the byte: the first is full (3 keys, smallest count
+    // 1), so ip:4, absent from it, counts up to 1 more.
+    DenialSketch merged = first.copy();
+    merged.merge(second);
+    assertThat(sketches).containsExactly(merged.encode(), later.encode());
+    assertThat(DenialSketch.decode(sketches.get(0)).top(3)).containsExactly(
+        new DenialSketch.Entry("ip:2", 7, 0), new DenialSketch.Entry("ip:1", 6, 0), new DenialSketch.Entry("ip:4", 2, 1));
     assertThat(join(policies.denials("r", minute + 3, minute + 2))).isEmpty();
     assertThat(join(policies.denials("other", minute, minute))).isEmpty();
     long ttl = (Long) commandFor(policies.denialKey("r", minute), "PTTL", policies.denialKey("r", minute));
@@ -335,10 +344,11 @@ abstract class RedisPolicyStoreTestBase {
 
   @Test
   void malformedDenialSketchesAndLongRangesAreRefused() {
-    assertRefused(policies.addDenials("r", 1, "hello"), "denial sketch must start with a line 'k total'");
-    assertRefused(policies.addDenials("r", 1, "1 2\na\t1\t0\nb\t1\t0"), "denial sketch has 2 keys, more than its size k = 1");
-    assertRefused(policies.addDenials("r", 1, "2 2\na 1 0"), "the denial sketch is not in the expected format");
-    assertRefused(policies.addDenials("r", 1, "0 0"), "denial sketch size k must be between 1 and 10000");
+    assertRefused(policies.addDenials("r", 1, "hello"), "denial sketch must start with a line 'sketch/1 k total entries'");
+    assertRefused(policies.addDenials("r", 1, "sketch/1 1 2 2\n1 0 1 a\n1 0 1 b\n"),
+        "denial sketch has 2 keys, more than its size k = 1");
+    assertRefused(policies.addDenials("r", 1, "sketch/1 2 2 1\n1 0 5 a\n"), "the denial sketch is not in the expected format");
+    assertRefused(policies.addDenials("r", 1, "sketch/1 0 0 0\n"), "denial sketch size k must be between 1 and 10000");
     assertRefused(policies.denials("r", 0, 61), "ask for at most 61 minutes at a time, was 62");
     assertThat(join(policies.denials("r", 0, 60))).isEmpty();
   }
@@ -347,5 +357,14 @@ abstract class RedisPolicyStoreTestBase {
     assertThatThrownBy(() -> join(stage))
         .isInstanceOf(CompletionException.class)
         .cause().isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+  }
+
+  /** A sketch of capacity k holding the given (key, count) pairs, added in order. */
+  private static DenialSketch sketch(int k, Object... keysAndCounts) {
+    DenialSketch s = new DenialSketch(k);
+    for (int i = 0; i < keysAndCounts.length; i += 2) {
+      s.add((String) keysAndCounts[i], ((Number) keysAndCounts[i + 1]).longValue());
+    }
+    return s;
   }
 }

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.algorithm;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -139,7 +139,7 @@ public final class DenialSketch {
     this.heap = new Node[capacity];
   }
 
-  static int checkCapacity(int capacity) {
+  public static int checkCapacity(int capacity) {
     if (capacity < 1 || capacity > MAX_CAPACITY) {
       throw new IllegalArgumentException(
           "a sketch's capacity must be between 1 and " + MAX_CAPACITY + ", was " + capacity);

@@ -1,9 +1,9 @@
-package dev.sluice.internal;
+package dev.sluice.algorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.internal.DenialSketch.Entry;
+import dev.sluice.algorithm.DenialSketch.Entry;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
