@@ -69,6 +69,19 @@ class PolicyEndpointsServiceTest {
   }
 
   @Test
+  void bodiesAreBoundedAndReadAsSent() throws Exception {
+    String big = "{\"windows\":[{\"limit\":1,\"period\":\"" + "1".repeat(70_000) + "s\"}]}";
+    HttpResponse<String> large = admin("PUT", "/v1/limits/api.call/k", big);
+    assertThat(large.statusCode()).isEqualTo(400);
+    assertThat(large.body()).contains("\"body_too_large\"");
+    HttpResponse<String> gzip = api.sendWithHeaders("PUT", "/v1/limits/api.call/k",
+        "{\"windows\":[{\"limit\":1,\"period\":\"1h\"}]}".getBytes(StandardCharsets.UTF_8),
+        "authorization", "Bearer " + TOKEN, "content-encoding", "br");
+    assertThat(gzip.statusCode()).isEqualTo(415);
+    assertThat(gzip.body()).contains("\"unsupported_encoding\"");
+  }
+
+  @Test
   void aLiveLimitSetOverHttpIsTheOneDecisionsApply() throws Exception {
     assumeTrue(keepsPolicies(api.service.limiter()), "the limiter keeps no policies yet");
     HttpResponse<String> put = admin("PUT", "/v1/limits/api.call/user:42",
