@@ -24,6 +24,7 @@ module dev.sluice.server {
   requires micrometer.core;
   requires micrometer.registry.prometheus;
   requires info.picocli;
+  requires java.net.http;
   requires org.slf4j;
   // Envoy's API classes (io.envoyproxy.controlplane:api) name no module: this is the name Java
   // derives from the jar's file name.

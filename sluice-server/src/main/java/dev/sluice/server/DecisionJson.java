@@ -54,6 +54,7 @@ public final class DecisionJson {
   private static final SerializedString COST = new SerializedString("cost");
   private static final SerializedString REASON = new SerializedString("reason");
   private static final SerializedString SHADOW = new SerializedString("shadow");
+  private static final SerializedString BLOCKED_MS = new SerializedString("blockedMs");
   private static final SerializedString WINDOWS = new SerializedString("windows");
   private static final SerializedString LIMIT = new SerializedString("limit");
   private static final SerializedString PERIOD_MS = new SerializedString("periodMs");
@@ -80,7 +81,10 @@ public final class DecisionJson {
 
   /**
    * The body of an HTTP answer: the decision plus {@code "degraded": true} when the store failed,
-   * and per item {@code "reason"} when it was denied and {@code "shadow": true} for a shadow rule.
+   * and per item {@code "reason"} when it was denied, {@code "shadow": true} for a shadow rule,
+   * and {@code "blockedMs"} for an item denied by a ban (the time it still lasts) or a deny list
+   * (-1: never admitted). Those items were not decided by the store: their windows are empty.
+   * The field is left out when 0, so that answers without policies keep their bytes.
    */
   public static HttpData httpBody(Decision d) {
     Bytes out = new Bytes(expectedSize(d));
@@ -141,6 +145,10 @@ public final class DecisionJson {
       if (explained && it.shadow()) {
         g.writeFieldName(SHADOW);
         g.writeBoolean(true);
+      }
+      if (explained && it.blockedMs() != 0) {
+        g.writeFieldName(BLOCKED_MS);
+        g.writeNumber(it.blockedMs());
       }
       g.writeFieldName(WINDOWS);
       g.writeStartArray();

@@ -44,9 +44,10 @@ class DecisionJsonBytesProperties {
     Arbitrary<WindowState> window = Combinators.combine(numbers(), numbers(), numbers(), numbers(), numbers(),
         Arbitraries.of(true, false)).as(WindowState::new);
     Arbitrary<ItemDecision> item = Combinators.combine(text(), text(), numbers(), Arbitraries.of(true, false),
-        Arbitraries.of(DenyReason.class), window.list().ofMinSize(1).ofMaxSize(3), Arbitraries.of(true, false))
-        .as((rule, key, cost, allowed, reason, ws, shadow) ->
-            new ItemDecision(rule, key, Math.abs(cost % 1000), allowed, reason, 0, ws, shadow));
+        Arbitraries.of(DenyReason.class), window.list().ofMinSize(1).ofMaxSize(3), Arbitraries.of(true, false),
+        numbers())
+        .as((rule, key, cost, allowed, reason, ws, shadow, blocked) ->
+            new ItemDecision(rule, key, Math.abs(cost % 1000), allowed, reason, 0, ws, shadow, blocked));
     return Combinators.combine(Arbitraries.of(true, false), numbers(), numbers(), item.list().ofMinSize(1).ofMaxSize(4),
         Arbitraries.of(true, false)).as(Decision::new);
   }

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.Decision;
+import dev.sluice.DenyReason;
+import dev.sluice.ItemDecision;
+import dev.sluice.WindowState;
 import dev.sluice.Item;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
@@ -48,6 +51,32 @@ class DecisionJsonTest {
     }
     assertThat(replay).isEqualTo(http);
     assertThat(replay.get("allowed").asBoolean()).isFalse();
+  }
+
+  @Test
+  void aBannedItemSaysBannedWithTheTimeLeftAndADenyListedOneSaysNeverWhileOthersLeaveBlockedMsOut()
+      throws Exception {
+    WindowState w = new WindowState(10, 60_000, 9, 0, 6_000, false);
+    Decision d = Decision.of(List.of(
+        new ItemDecision("login", "ip:1", 1, false, DenyReason.BANNED, 0, List.of(), false, 42_000),
+        new ItemDecision("per_ip", "ip:2", 1, false, DenyReason.DENY_LISTED, 0, List.of(), false, WindowState.NEVER),
+        new ItemDecision("global", "all", 1, true, DenyReason.NONE, 0, List.of(w), false)), false);
+    JsonNode http = JSON.readTree(DecisionJson.httpBody(d).array());
+    assertThat(http.get("retryAfterMs").asLong()).isEqualTo(WindowState.NEVER);
+    JsonNode banned = http.get("items").get(0);
+    assertThat(banned.get("reason").asText()).isEqualTo("banned");
+    assertThat(banned.get("blockedMs").asLong()).isEqualTo(42_000);
+    assertThat(banned.get("windows")).isEmpty();
+    JsonNode listed = http.get("items").get(1);
+    assertThat(listed.get("reason").asText()).isEqualTo("deny_listed");
+    assertThat(listed.get("blockedMs").asLong()).isEqualTo(-1);
+    assertThat(http.get("items").get(2).has("blockedMs")).isFalse();
+
+    StringBuilder line = new StringBuilder();
+    DecisionJson.appendReplayLine(line, 0, d);
+    assertThat(line.toString()).doesNotContain("blockedMs");
+    assertThat(DecisionJson.httpBody(d).toStringUtf8())
+        .isEqualTo(ReferenceDecisionJson.httpBody(d).toStringUtf8());
   }
 
   @Test

@@ -76,6 +76,9 @@ final class ReferenceDecisionJson {
       if (explained && it.shadow()) {
         o.ascii(",\"shadow\":true");
       }
+      if (explained && it.blockedMs() != 0) {
+        o.ascii(",\"blockedMs\":" + it.blockedMs());
+      }
       o.ascii(",\"windows\":[");
       List<WindowState> ws = it.windows();
       for (int j = 0; j < ws.size(); j++) {

@@ -21,11 +21,15 @@ import picocli.CommandLine.Spec;
  * The {@code sluice} command. Exit codes: 0 success; 1 warnings only (check-config); 2 errors in
  * what the user gave (configuration, trace, options); 3 a fatal error of the JVM (out of memory, a
  * dead event loop: {@link FatalErrors}); 69 the store could not be reached; 70 an internal error.
+ * The commands on a running service's policies ({@code limits}, {@code bans}, {@code lists},
+ * {@code audit}, {@code top}) answer 1 for what was not found and 3 when the service could not be
+ * reached or answer ({@link AdminClient}).
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Transactional multi-window rate limiting.",
     subcommands = {ServeCommand.class, CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class,
-        KeysCommand.class, HelpCommand.class})
+        KeysCommand.class, LimitsCommand.class, BansCommand.class, ListsCommand.class, AuditCommand.class,
+        TopCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_WARNINGS = 1;

@@ -82,8 +82,8 @@ final class ServeCommand implements Callable<Integer> {
   Long maxStoreBytes;
 
   @Option(names = "--admin-token", defaultValue = "${env:SLUICE_ADMIN_TOKEN}", paramLabel = "TOKEN",
-      description = "if set, admin endpoints (POST /v1/reset) need 'Authorization: Bearer TOKEN'; if not, they are "
-          + "open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
+      description = "if set, admin endpoints (POST /v1/reset, the policy endpoints) need 'Authorization: Bearer "
+          + "TOKEN'; if not, they are open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
   String adminToken;
 
   @Override

@@ -7,6 +7,7 @@ import dev.sluice.ItemDecision;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.UnknownRuleException;
+import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.server.http.ClientMessages;
 import dev.sluice.server.http.RateLimitHeaders;
@@ -18,6 +19,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.DescriptorStatus;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
+import io.envoyproxy.envoy.type.v3.RateLimitUnit;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -35,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * matched against the domain's descriptor tree as Envoy's own service matches them, and then —
  * unlike Envoy's service, which counts each descriptor on its own — decided as one Sluice
  * request: every matched limit is consumed, or none is. A request that one descriptor denies
- * therefore costs nothing in the others.
+ * therefore costs nothing in the others. A descriptor's own {@code limit} (Envoy's
+ * {@code RateLimitOverride}) replaces its rule's windows for that request.
  */
 public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(EnvoyRateLimitService.class);
@@ -67,8 +70,12 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     this.clock = clock;
   }
 
-  /** A request's descriptors matched to limits, and the Sluice items they became. */
-  private record Plan(RateLimitRequest request, EnvoyLimit[] limits, int[] itemOf, List<Item> items) {}
+  /**
+   * A request's descriptors matched to limits, and the Sluice items they became; per descriptor,
+   * the window its {@code limit} override gives for this request, or null.
+   */
+  private record Plan(RateLimitRequest request, EnvoyLimit[] limits, int[] itemOf, List<Item> items,
+      Window[] overrides) {}
 
   @Override
   public void shouldRateLimit(RateLimitRequest request, StreamObserver<RateLimitResponse> out) {
@@ -156,6 +163,10 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       }
     }
     long requestHits = request.getHitsAddend() == 0 ? 1 : Integer.toUnsignedLong(request.getHitsAddend());
+    Window[] overrides = new Window[n];
+    for (int i = 0; i < n; i++) {
+      overrides[i] = override(request.getDescriptors(i), i);
+    }
     int[] itemOf = new int[n];
     List<Item> items = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -175,9 +186,38 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       itemOf[i] = items.size();
       // A blocked limit denies the whole request; the others are only looked at (cost 0), so
       // that their state can still be reported without consuming anything.
-      items.add(Item.of(l.rule().name(), key(desc), blocked ? 0 : hits));
+      // A descriptor's own limit (Envoy's RateLimitOverride) replaces the rule's windows for this
+      // request only; the key's state is the same, matched by period.
+      items.add(new Item(l.rule().name(), key(desc), blocked ? 0 : hits,
+          overrides[i] == null ? null : List.of(overrides[i])));
     }
-    return new Plan(request, limits, itemOf, items);
+    return new Plan(request, limits, itemOf, items, overrides);
+  }
+
+  /**
+   * The window of a descriptor's {@code limit} (Envoy's {@code RateLimitOverride}), or null
+   * without one. It applies to a descriptor that matches a limit of the domain with a rule, as
+   * the rule's windows for this request; a descriptor that matches none, or an {@code unlimited}
+   * or blocked one, is answered as without it.
+   */
+  private static Window override(RateLimitDescriptor desc, int i) {
+    if (!desc.hasLimit()) {
+      return null;
+    }
+    RateLimitDescriptor.RateLimitOverride o = desc.getLimit();
+    EnvoyUnit unit = o.getUnit() == RateLimitUnit.UNRECOGNIZED || o.getUnit() == RateLimitUnit.UNKNOWN
+        ? null : EnvoyUnit.fromConfigName(o.getUnit().name());
+    if (unit == null) {
+      throw new IllegalArgumentException("the limit of descriptor " + i + " has unit "
+          + (o.getUnit() == RateLimitUnit.UNRECOGNIZED ? String.valueOf(o.getUnitValue()) : o.getUnit().name())
+          + "; expected SECOND, MINUTE, HOUR, DAY, MONTH or YEAR");
+    }
+    long perUnit = Integer.toUnsignedLong(o.getRequestsPerUnit());
+    if (perUnit == 0) {
+      throw new IllegalArgumentException("the limit of descriptor " + i + " has requests_per_unit 0; "
+          + "it must be at least 1");
+    }
+    return new Window(perUnit, unit.period());
   }
 
   /**
@@ -234,8 +274,19 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
         }
       } else {
         ItemDecision it = d.items().get(plan.itemOf[i]);
-        WindowState w = binding(it);
-        if (w != null) {
+        Window override = plan.overrides[i];
+        WindowState w = override == null ? binding(it) : ofPeriod(it, override);
+        if (override != null) {
+          // The descriptor's own limit is the one in force for it.
+          s.setCurrentLimit(RateLimitResponse.RateLimit.newBuilder()
+              .setRequestsPerUnit((int) override.limit())
+              .setUnit(EnvoyUnit.ofPeriod(override.period()).proto())
+              .setName(l.name() != null ? l.name() : it.rule()));
+          if (w != null) {
+            s.setLimitRemaining((int) Math.min(Math.max(0, w.remaining()), UINT32_MAX));
+            s.setDurationUntilReset(duration(w.resetAfterMs()));
+          }
+        } else if (w != null) {
           EnvoyUnit unit = EnvoyUnit.ofPeriod(java.time.Duration.ofMillis(w.periodMs()));
           RateLimitResponse.RateLimit.Builder cl = RateLimitResponse.RateLimit.newBuilder()
               .setRequestsPerUnit((int) Math.min(w.limit(), UINT32_MAX))
@@ -293,6 +344,16 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       }
     }
     return best;
+  }
+
+  /** The state of the item's window of {@code window}'s period, or null. */
+  private static WindowState ofPeriod(ItemDecision it, Window window) {
+    for (WindowState w : it.windows()) {
+      if (w.periodMs() == window.periodMillis()) {
+        return w;
+      }
+    }
+    return null;
   }
 
   private long untilUnitEnds(EnvoyUnit unit) {

@@ -6,8 +6,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Who may use the admin endpoints ({@code POST /v1/reset}, and every endpoint that changes state
- * for other callers): with an admin token, whoever presents it; without one, only a service bound
+ * Who may use the admin endpoints ({@code POST /v1/reset}, the policy endpoints of
+ * {@link PolicyApi}, and every endpoint that changes state for other callers or tells who uses
+ * the service): with an admin token, whoever presents it; without one, only a service bound
  * to a loopback address, where only processes of the same host reach it. Bound to any other
  * address without a token, every admin endpoint is refused with 403, so that a service exposed by
  * mistake cannot be wiped by anyone who reaches it.
@@ -46,8 +47,8 @@ public final class AdminGuard {
 
   /** What the service logs at start when {@link #refusesAll()}; it never contains a token. */
   public String warning() {
-    return "listening on " + bound + ", beyond loopback, without an admin token: admin endpoints (POST /v1/reset) "
-        + "are refused with 403; set --admin-token or SLUICE_ADMIN_TOKEN to enable them";
+    return "listening on " + bound + ", beyond loopback, without an admin token: admin endpoints (POST /v1/reset, "
+        + "/v1/limits, /v1/bans, /v1/lists, /v1/audit, /v1/top) are refused with 403; set --admin-token or SLUICE_ADMIN_TOKEN to enable them";
   }
 
   /**

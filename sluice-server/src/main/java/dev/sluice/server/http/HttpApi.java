@@ -68,7 +68,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP JSON API (SPEC §7): {@code POST /v1/acquire}, {@code GET /v1/rules},
- * {@code POST /v1/reset}, {@code GET /metrics}, {@code GET /healthz}, {@code GET /readyz}. Client
+ * {@code POST /v1/reset}, {@code GET /metrics}, {@code GET /healthz}, {@code GET /readyz}, and the
+ * admin endpoints of policies ({@link PolicyApi}). Client
  * mistakes get {@code 400} and {@code {"error":{"code","message"}}}; no answer ever carries a
  * stack trace.
  */
@@ -130,6 +131,7 @@ public final class HttpApi {
     sb.route().post("/v1/acquire").maxRequestLength(maxBodyBytes).decorator(decoding).build(body(this::acquire));
     sb.route().post("/v1/reset").maxRequestLength(maxBodyBytes).decorator(decoding).build(body(this::reset));
     sb.route().get("/v1/rules").build((ctx, req) -> json(HttpStatus.OK, rulesJson()));
+    new PolicyApi(limiter, admin).bind(sb, maxBodyBytes, this::failure);
     sb.route().get("/metrics").build((ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), prometheus.scrape()));
     sb.route().get("/healthz").build((ctx, req) -> json(HttpStatus.OK, "{\"status\":\"ok\"}"));
@@ -488,11 +490,11 @@ public final class HttpApi {
     g.writeEndArray();
   }
 
-  private interface JsonWriter {
+  interface JsonWriter {
     void write(JsonGenerator g) throws IOException;
   }
 
-  private static String write(JsonWriter w) {
+  static String write(JsonWriter w) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (JsonGenerator g = JSON.createGenerator(out)) {
       w.write(g);

@@ -358,7 +358,7 @@ final class RequestJson {
     return new Item(rule, key, 0);
   }
 
-  private static void onlyFields(JsonNode n, String at, Set<String> allowed) throws ApiException {
+  static void onlyFields(JsonNode n, String at, Set<String> allowed) throws ApiException {
     for (java.util.Map.Entry<String, JsonNode> e : n.properties()) {
       String f = e.getKey();
       if (!allowed.contains(f)) {

@@ -166,6 +166,25 @@ class RateLimitHeadersTest {
   }
 
   @Test
+  void aBanGivesRetryAfterFromTheTimeItStillLastsRoundedUpAndNoRateLimitFields() {
+    Decision d = Decision.of(List.of(
+        new ItemDecision("login", "ip:1", 1, false, DenyReason.BANNED, 0, List.of(), false, 90_001)), false);
+    assertThat(RateLimitHeaders.retryAfterSeconds(d)).isEqualTo(91);
+    assertThat(headers.of(d).isEmpty()).isTrue();
+  }
+
+  @Test
+  void aDenyListedKeyGetsNoRetryAfterAsACostThatCanNeverFit() {
+    Decision listed = Decision.of(List.of(
+        new ItemDecision("login", "ip:1", 1, false, DenyReason.DENY_LISTED, 0, List.of(), false, WindowState.NEVER),
+        new ItemDecision("login", "ip:2", 1, false, DenyReason.BANNED, 0, List.of(), false, 5_000)), false);
+    assertThat(RateLimitHeaders.retryAfterSeconds(listed)).isEqualTo(-1);
+    Decision never = Decision.of(List.of(new ItemDecision("api", "k", 9, false, DenyReason.COST_EXCEEDS_LIMIT, 0,
+        List.of(new WindowState(5, 1_000, 5, WindowState.NEVER, 0, true)), false)), false);
+    assertThat(RateLimitHeaders.retryAfterSeconds(never)).isEqualTo(-1);
+  }
+
+  @Test
   void policyNamesAreStructuredFieldStrings() {
     assertThat(of(item("a\"b\\c\u00e9", "k", false, window(1, 1_000, 0, 0))).policy())
         .isEqualTo("\"a\\\"b\\\\c_.1s\";q=1;w=1");

@@ -1,0 +1,90 @@
+package dev.sluice.server.cli;
+
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code sluice lists}: the run-time allow and deny lists of a running service. */
+@Command(name = "lists", mixinStandardHelpOptions = true,
+    description = {"Run-time allow and deny lists of a running service (the configuration's own entries are "
+        + "changed in its files). An entry is a key, a prefix followed by *, or a prefix and a CIDR range "
+        + "(ip:10.0.0.0/8). Exit codes: 0 done, 1 not found, 2 a mistake in what was given, 3 the service could "
+        + "not be reached or answer."},
+    subcommands = {ListsCommand.Add.class, ListsCommand.Rm.class, ListsCommand.Ls.class})
+final class ListsCommand implements Runnable {
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: add, rm or ls");
+  }
+
+  static String kind(String k) {
+    if (!k.equals("allow") && !k.equals("deny")) {
+      throw new CliException("sluice: the list is 'allow' or 'deny', was '" + AdminClient.printable(k) + "'",
+          AdminClient.EXIT_BAD_INPUT);
+    }
+    return k;
+  }
+
+  @Command(name = "add", mixinStandardHelpOptions = true, description = "Adds ENTRY to the LIST (allow or deny) of RULE.")
+  static final class Add extends PolicyCommand {
+    @Parameters(index = "0", paramLabel = "LIST", description = "allow or deny")
+    String list;
+
+    @Parameters(index = "1", paramLabel = "RULE")
+    String rule;
+
+    @Parameters(index = "2", paramLabel = "ENTRY")
+    String entry;
+
+    @Override
+    public Integer call() {
+      return show(client().call("PUT", "/v1/lists/" + kind(list) + "/" + AdminClient.segment(rule) + "/"
+          + AdminClient.segment(entry), null), List.of("LIST", "RULE", "ENTRY"),
+          e -> List.of(e.get("list").asText(), e.get("rule").asText(), e.get("entry").asText()));
+    }
+  }
+
+  @Command(name = "rm", mixinStandardHelpOptions = true,
+      description = "Removes a run-time ENTRY from the LIST (allow or deny) of RULE.")
+  static final class Rm extends PolicyCommand {
+    @Parameters(index = "0", paramLabel = "LIST", description = "allow or deny")
+    String list;
+
+    @Parameters(index = "1", paramLabel = "RULE")
+    String rule;
+
+    @Parameters(index = "2", paramLabel = "ENTRY")
+    String entry;
+
+    @Override
+    public Integer call() {
+      client().call("DELETE", "/v1/lists/" + kind(list) + "/" + AdminClient.segment(rule) + "/"
+          + AdminClient.segment(entry), null);
+      return removed("'" + entry + "' from the " + list + " list of rule '" + rule + "'");
+    }
+  }
+
+  @Command(name = "ls", mixinStandardHelpOptions = true, description = "Lists the run-time entries of a LIST of RULE.")
+  static final class Ls extends PolicyCommand {
+    @Parameters(index = "0", paramLabel = "LIST", description = "allow or deny")
+    String list;
+
+    @Parameters(index = "1", paramLabel = "RULE")
+    String rule;
+
+    @picocli.CommandLine.Mixin
+    Paging paging;
+
+    @Override
+    public Integer call() {
+      return list("/v1/lists/" + kind(list) + "/" + AdminClient.segment(rule), paging, List.of("ENTRY"),
+          e -> List.of(e.asText()));
+    }
+  }
+}
