@@ -133,6 +133,19 @@ class AccessListTest {
     assertThat(l.matches("1.2.3.4")).isTrue();
     assertThat(l.matches("ip:1.2.3.4")).isFalse();
     assertThat(l.matches("ip:w")).isFalse();
+
+    // "x:1::5" starts with both "x:" and "x:1:"; only after the shorter is there an address.
+    AccessList nested = list("x:1::/16", "x:1:10.0.0.0/8");
+    assertThat(nested.matches("x:1::5")).isTrue();
+    assertThat(nested.matches("x:1:10.0.0.5")).isTrue();
+    assertThat(nested.matches("x:1:11.0.0.5")).isFalse();
+  }
+
+  @Test
+  void anEntryWhosePrefixWouldReadAsPartOfItsIpv6AddressIsRefused() {
+    assertThatThrownBy(() -> AccessList.checkEntry("x:1:2001:DB8:0:0:0:0:0:1"))
+        .hasMessageStartingWith("entry 'x:1:2001:DB8:0:0:0:0:0:1' is ambiguous: the end of its prefix 'x:1:'");
+    assertThat(AccessList.checkEntry("x:1:10.0.0.1")).isEqualTo("x:1:10.0.0.1/32");
   }
 
   @Test
