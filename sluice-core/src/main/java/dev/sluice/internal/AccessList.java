@@ -349,6 +349,12 @@ public final class AccessList {
           + " prefix; the network is " + prefix + canonicalNetwork(network, bits));
     }
     String canonical = prefix + canonicalNetwork(network, bits);
+    if (!writtenV4 && addressStart(canonical.substring(0, canonical.lastIndexOf('/'))) != prefix.length()) {
+      // "x:1:" and 2001:db8:0:0:0:0:0:1 read back from x:1:2001:db8::1 as "x:" and 1:2001:db8::1.
+      throw new IllegalArgumentException("entry '" + entry + "' is ambiguous: the end of its prefix '" + prefix
+          + "' reads as the start of the IPv6 address; end the prefix with a letter or a separator after a letter"
+          + " (ip6:, addr-)");
+    }
     long hi = word(network, 0);
     long lo = word(network, 8);
     long endHi = bits >= 64 ? hi : hi | lowMask(64 - bits);

@@ -51,7 +51,7 @@ class AccessListProperties {
     }
   }
 
-  @Property(tries = 200)
+  @Property(tries = 100)
   void aListChangedEntryByEntryMatchesAsOneBuiltWhole(@ForAll long seed) {
     Random r = new Random(seed);
     List<Entry> entries = new ArrayList<>();
