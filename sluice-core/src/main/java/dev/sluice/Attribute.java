@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.internal.IpAddresses;
 import java.util.Objects;
 import java.util.regex.Pattern;
 

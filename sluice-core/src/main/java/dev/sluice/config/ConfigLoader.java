@@ -1,9 +1,12 @@
 package dev.sluice.config;
 
 import dev.sluice.Attribute;
+import dev.sluice.ListKind;
 import dev.sluice.Operation;
+import dev.sluice.OperationItem;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
+import dev.sluice.Window;
 import dev.sluice.config.yaml.YamlTree;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -47,7 +50,10 @@ public final class ConfigLoader {
   /** The top-level key of a native configuration file. */
   public static final String NATIVE_KEY = NativeReader.ROOT_KEY;
 
-  /** Every top-level key of a native file: {@code limits}, {@code operations}, {@code attributes}. */
+  /**
+   * Every top-level key of a native file: {@code limits}, {@code operations}, {@code attributes},
+   * {@code tiers}.
+   */
   public static final List<String> NATIVE_KEYS = NativeReader.ROOT_FIELDS;
 
   /**
@@ -186,11 +192,14 @@ public final class ConfigLoader {
   }
 
   /**
-   * One configuration from several: rules in order, warnings concatenated, and the operations of
-   * every part over the rules of all of them.
+   * One configuration from several: rules in order, warnings concatenated, the operations of
+   * every part over the rules of all of them, the tiers of every part, and each rule's access
+   * lists (from the rule's own file). Warns of a rule that audits an attribute that no operation
+   * over the rule names.
    *
-   * @throws ConfigException if two parts define the same rule name, operation name or attribute,
-   *     naming both places, or an operation names a rule that no part defines, at the item's rule
+   * @throws ConfigException if two parts define the same rule name, operation name, attribute or
+   *     tier, naming both places, or an operation names a rule that no part defines, at the item's
+   *     rule
    */
   public static LoadedConfig merge(List<LoadedConfig> parts) throws ConfigException {
     List<Rule> rules = new ArrayList<>();
@@ -213,6 +222,44 @@ public final class ConfigLoader {
         }
       }
       warnings.addAll(part.warnings());
+    }
+    Map<String, List<Window>> tiers = new LinkedHashMap<>();
+    Map<String, ConfigLocation> tierOrigins = new LinkedHashMap<>();
+    Map<String, List<String>> allow = new LinkedHashMap<>();
+    Map<String, List<String>> deny = new LinkedHashMap<>();
+    Map<String, ConfigLocation> auditOrigins = new LinkedHashMap<>();
+    for (LoadedConfig part : parts) {
+      part.tiers().forEach((name, windows) -> {
+        ConfigLocation at = part.tierOrigin(name);
+        if (tiers.containsKey(name)) {
+          ConfigLocation first = tierOrigins.get(name);
+          problems.add(ConfigProblem.at(at != null ? at : ConfigLocation.of("?"), "duplicate tier name '" + name
+              + "' (first defined at " + (first != null ? first : "another file") + ")"));
+          return;
+        }
+        tiers.put(name, windows);
+        if (at != null) {
+          tierOrigins.put(name, at);
+        }
+      });
+      // A rule's lists come with it from its own file; a duplicate rule was reported above.
+      for (Rule r : part.rules().rules()) {
+        if (seen.get(r.name()) != r) {
+          continue;
+        }
+        List<String> a = part.allow().get(r.name());
+        if (a != null) {
+          allow.put(r.name(), a);
+        }
+        List<String> d = part.deny().get(r.name());
+        if (d != null) {
+          deny.put(r.name(), d);
+        }
+        ConfigLocation auditAt = part.auditOrigins().get(r.name());
+        if (auditAt != null) {
+          auditOrigins.put(r.name(), auditAt);
+        }
+      }
     }
     RuleSet ruleSet = RuleSet.of(rules);
     List<Operation> operations = new ArrayList<>();
@@ -263,10 +310,59 @@ public final class ConfigLoader {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    RuleSet withOperations = operations.isEmpty() && attributes.isEmpty()
-        ? ruleSet : ruleSet.withOperations(operations, attributes);
-    return new LoadedConfig(withOperations, warnings, origins, operations, attributes, operationOrigins,
-        attributeOrigins);
+    if (tiers.size() > RuleSet.MAX_TIERS) {
+      throw new ConfigException(ConfigProblem.at(tierOrigins.values().stream().skip(RuleSet.MAX_TIERS).findFirst()
+          .orElse(ConfigLocation.of("?")), "the files define " + tiers.size() + " tiers; the maximum is "
+          + RuleSet.MAX_TIERS));
+    }
+    warnings.addAll(auditWarnings(ruleSet, operations, auditOrigins));
+    RuleSet full = ruleSet.withTiers(tiers).withList(ListKind.ALLOW, allow).withList(ListKind.DENY, deny);
+    if (!operations.isEmpty() || !attributes.isEmpty()) {
+      full = full.withOperations(operations, attributes);
+    }
+    return new LoadedConfig(full, warnings, origins, operations, attributes, operationOrigins, attributeOrigins, tiers,
+        tierOrigins, allow, deny, auditOrigins);
+  }
+
+  /**
+   * A warning for each rule that audits an attribute no operation over it names (in an item's
+   * key, {@code when} or {@code unless}): only operations carry attributes, and one that does not
+   * name it likely does not receive it.
+   */
+  private static List<ConfigProblem> auditWarnings(RuleSet rules, List<Operation> operations,
+      Map<String, ConfigLocation> auditOrigins) {
+    List<ConfigProblem> out = new ArrayList<>();
+    for (Rule r : rules.rules()) {
+      if (r.audit() == null) {
+        continue;
+      }
+      String attribute = r.audit().attribute();
+      ConfigLocation at = auditOrigins.getOrDefault(r.name(), ConfigLocation.of("?"));
+      List<String> over = new ArrayList<>();
+      boolean named = false;
+      for (Operation op : operations) {
+        boolean uses = false;
+        boolean names = false;
+        for (OperationItem it : op.items()) {
+          names |= attribute.equals(it.when()) || attribute.equals(it.unless()) || it.placeholders().contains(attribute);
+          uses |= it.rule().equals(r.name());
+        }
+        if (uses) {
+          over.add(op.name());
+          named |= names;
+        }
+      }
+      if (over.isEmpty()) {
+        out.add(ConfigProblem.at(at, "rule '" + r.name() + "' audits attribute '" + attribute + "', but no operation "
+            + "has an item of this rule; only requests made through an operation carry attributes, so nothing "
+            + "would be recorded"));
+      } else if (!named) {
+        out.add(ConfigProblem.at(at, "rule '" + r.name() + "' audits attribute '" + attribute + "', which no operation"
+            + " over it names (" + String.join(", ", over.subList(0, Math.min(3, over.size())))
+            + (over.size() > 3 ? ", ..." : "") + "); requests that lack it are not recorded"));
+      }
+    }
+    return out;
   }
 
   /** " (did you mean 'x'?)" for a rule name close to {@code rule}, or "". */

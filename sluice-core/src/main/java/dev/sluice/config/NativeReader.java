@@ -2,6 +2,9 @@ package dev.sluice.config;
 
 import dev.sluice.Algorithm;
 import dev.sluice.Attribute;
+import dev.sluice.AuditPolicy;
+import dev.sluice.BanPolicy;
+import dev.sluice.LiveLimit;
 import dev.sluice.Operation;
 import dev.sluice.OperationItem;
 import dev.sluice.FailureMode;
@@ -15,11 +18,13 @@ import dev.sluice.config.yaml.Node.ListNode;
 import dev.sluice.config.yaml.Node.MapNode;
 import dev.sluice.config.yaml.Node.ScalarNode;
 import dev.sluice.config.yaml.YamlTree;
+import dev.sluice.internal.AccessList;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,12 +41,18 @@ final class NativeReader {
 
   static final String OPERATIONS_KEY = "operations";
   static final String ATTRIBUTES_KEY = "attributes";
-  static final List<String> ROOT_FIELDS = List.of(ROOT_KEY, OPERATIONS_KEY, ATTRIBUTES_KEY);
+  static final String TIERS_KEY = "tiers";
+  static final List<String> ROOT_FIELDS = List.of(ROOT_KEY, OPERATIONS_KEY, ATTRIBUTES_KEY, TIERS_KEY);
   private static final List<String> OPERATION_FIELDS = List.of("name", "items");
   private static final List<String> ITEM_FIELDS = List.of("rule", "key", "when", "unless", "cost");
   private static final List<String> ATTRIBUTE_FIELDS = List.of("type", "group", "group6");
   private static final List<String> RULE_FIELDS =
-      List.of("name", "algorithm", "config", "precision", "max_wait", "overrides", "shadow", "failure_mode");
+      List.of("name", "algorithm", "config", "precision", "max_wait", "overrides", "shadow", "failure_mode", "ban",
+          "audit", "allow", "deny");
+  private static final List<String> BAN_FIELDS = List.of("after", "within", "for");
+  private static final List<String> AUDIT_FIELDS = List.of("keep", "attribute");
+  /** Tier names: as attribute names. */
+  private static final Pattern TIER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   private static final List<String> WINDOW_FIELDS = List.of("limit", "period");
   private static final List<String> OVERRIDE_FIELDS = List.of("keys", "config");
 
@@ -60,6 +71,11 @@ final class NativeReader {
   private final List<Attribute> attributes = new ArrayList<>();
   private final Map<String, List<ConfigLocation>> operationOrigins = new LinkedHashMap<>();
   private final Map<String, ConfigLocation> attributeOrigins = new LinkedHashMap<>();
+  private final Map<String, List<Window>> tiers = new LinkedHashMap<>();
+  private final Map<String, ConfigLocation> tierOrigins = new LinkedHashMap<>();
+  private final Map<String, List<String>> allow = new LinkedHashMap<>();
+  private final Map<String, List<String>> deny = new LinkedHashMap<>();
+  private final Map<String, ConfigLocation> auditOrigins = new LinkedHashMap<>();
   /** Errors found, including those not listed because their place already has one. */
   private int errorCount;
 
@@ -85,7 +101,7 @@ final class NativeReader {
     }
     warnings.sort(Comparator.comparingInt(ConfigProblem::line).thenComparingInt(ConfigProblem::column));
     return new LoadedConfig(RuleSet.of(rules), warnings, origins, operations, attributes, operationOrigins,
-        attributeOrigins);
+        attributeOrigins, tiers, tierOrigins, allow, deny, auditOrigins);
   }
 
   private void error(ConfigLocation at, String message) {
@@ -117,11 +133,13 @@ final class NativeReader {
     }
     checkFields(map, ROOT_FIELDS);
     Field limits = map.field(ROOT_KEY);
-    if (limits == null && map.field(OPERATIONS_KEY) == null && map.field(ATTRIBUTES_KEY) == null) {
+    if (limits == null && map.field(OPERATIONS_KEY) == null && map.field(ATTRIBUTES_KEY) == null
+        && map.field(TIERS_KEY) == null) {
       missing(map, ROOT_KEY, ROOT_FIELDS, "missing '" + ROOT_KEY + "' (the list of rules)");
       return;
     }
-    // A file may hold operations (and attributes) alone, over rules defined in other files.
+    // A file may hold operations (and attributes) alone, over rules defined in other files; or
+    // tiers alone.
     if (limits != null) {
       if (!(limits.value() instanceof ListNode list)) {
         error(limits.value().location(), "'" + ROOT_KEY + "' must be a list of rules, found " + limits.value().describe());
@@ -139,9 +157,218 @@ final class NativeReader {
     if (attrs != null) {
       readAttributes(attrs);
     }
+    Field tf = map.field(TIERS_KEY);
+    if (tf != null) {
+      readTiers(tf);
+    }
     Field ops = map.field(OPERATIONS_KEY);
     if (ops != null) {
       readOperations(ops);
+    }
+  }
+
+  /** {@code tiers: {free: [{limit: 10, period: 1m}], premium: [...]}}. */
+  private void readTiers(Field f) {
+    if (!(f.value() instanceof MapNode m)) {
+      error(f.value().location(), "'" + TIERS_KEY + "' must be a mapping of tier names to lists of windows, such as "
+          + "{free: [{limit: 10, period: 1m}]}, found " + f.value().describe());
+      return;
+    }
+    if (m.fields().size() > RuleSet.MAX_TIERS) {
+      error(m.location(), "'" + TIERS_KEY + "' names " + m.fields().size() + " tiers; the maximum is " + RuleSet.MAX_TIERS);
+      return;
+    }
+    for (Field t : m.fields().values()) {
+      int errorsBefore = errorCount;
+      if (!TIER_NAME.matcher(t.name()).matches()) {
+        error(t.at(), "tier name must be 1-64 letters, digits, _ . -, found '" + t.name() + "'");
+      }
+      String label = "tier '" + t.name() + "'";
+      List<Window> ws = null;
+      if (!(t.value() instanceof ListNode list)) {
+        error(t.value().location(), label + " must be a list of windows, each with limit and period, found "
+            + t.value().describe());
+      } else if (list.items().isEmpty()) {
+        error(list.location(), label + " has no window; a tier needs at least one");
+      } else if (list.items().size() > LiveLimit.MAX_WINDOWS) {
+        error(list.location(), label + " has " + list.items().size() + " windows; the maximum is "
+            + LiveLimit.MAX_WINDOWS);
+      } else {
+        ws = new ArrayList<>();
+        for (Node n : list.items()) {
+          // A tier may be given to a key of any rule: its algorithm is checked when it is.
+          ws.add(window(n, null));
+        }
+      }
+      if (errorCount > errorsBefore || ws == null || ws.contains(null)) {
+        continue;
+      }
+      tiers.put(t.name(), List.copyOf(ws));
+      tierOrigins.put(t.name(), t.at());
+    }
+  }
+
+  /** {@code ban: {after: 5, within: 1m, for: 15m}}, or null after recording errors. */
+  private BanPolicy ban(Field f) {
+    if (!(f.value() instanceof MapNode m)) {
+      error(f.value().location(), "ban must be a mapping such as {after: 5, within: 1m, for: 15m}, found "
+          + f.value().describe());
+      return null;
+    }
+    int errorsBefore = errorCount;
+    checkFields(m, BAN_FIELDS);
+    Long after = null;
+    Field af = m.field("after");
+    if (af == null) {
+      missing(m, "after", BAN_FIELDS, "ban has no 'after' (how many denials within 'within' start a ban)");
+    } else {
+      after = wholeNumber(af, "ban.after", 1, BanPolicy.MAX_AFTER);
+    }
+    Duration within = banDuration(m, "within", BanPolicy.MAX_WITHIN, "1d", "the period denials are counted over");
+    Duration duration = banDuration(m, "for", BanPolicy.MAX_DURATION, "30d", "how long a ban lasts");
+    if (errorCount > errorsBefore || after == null || within == null || duration == null) {
+      return null;
+    }
+    return new BanPolicy(after, within, duration);
+  }
+
+  private Duration banDuration(MapNode m, String field, Duration max, String maxText, String meaning) {
+    Field f = m.field(field);
+    String what = "ban." + field;
+    if (f == null) {
+      missing(m, field, BAN_FIELDS, "ban has no '" + field + "' (" + meaning + ")");
+      return null;
+    }
+    Long micros = duration(f.value(), what, false);
+    if (micros == null) {
+      return null;
+    }
+    if (micros < 1000 || micros > max.toNanos() / 1000) {
+      error(f.value().location(), what + " must be between 1ms and " + maxText + ", found " + ((ScalarNode) f.value()).text());
+      return null;
+    }
+    return Duration.ofNanos(micros * 1000);
+  }
+
+  /** {@code audit: {keep: 10, attribute: user}}, or null after recording errors. */
+  private AuditPolicy audit(Field f, ConfigLocation[] attributeAt) {
+    if (!(f.value() instanceof MapNode m)) {
+      error(f.value().location(), "audit must be a mapping such as {keep: 10, attribute: user}, found "
+          + f.value().describe());
+      return null;
+    }
+    int errorsBefore = errorCount;
+    checkFields(m, AUDIT_FIELDS);
+    Long keep = null;
+    Field kf = m.field("keep");
+    if (kf == null) {
+      missing(m, "keep", AUDIT_FIELDS, "audit has no 'keep' (how many distinct values to keep per key, 1 to "
+          + AuditPolicy.MAX_KEEP + ")");
+    } else {
+      keep = wholeNumber(kf, "audit.keep", 1, AuditPolicy.MAX_KEEP);
+    }
+    String attribute = null;
+    Field af = m.field("attribute");
+    if (af == null) {
+      missing(m, "attribute", AUDIT_FIELDS, "audit has no 'attribute' (the request attribute whose values are kept)");
+    } else {
+      attribute = string(af, "audit.attribute");
+      attributeAt[0] = af.value().location();
+      if (attribute != null) {
+        try {
+          Attribute.string(attribute);
+        } catch (IllegalArgumentException e) {
+          error(af.value().location(), "audit.attribute: " + e.getMessage());
+        }
+      }
+    }
+    if (errorCount > errorsBefore || keep == null || attribute == null) {
+      return null;
+    }
+    return new AuditPolicy(keep.intValue(), attribute);
+  }
+
+  /** A whole number from {@code min} to {@code max}, or null after recording an error. */
+  private Long wholeNumber(Field f, String what, long min, long max) {
+    Node v = f.value();
+    if (!(v instanceof ScalarNode s) || !s.isInteger()) {
+      error(v.location(), what + " must be a whole number from " + min + " to " + max + ", found " + v.describe());
+      return null;
+    }
+    if (!decimal(s, what)) {
+      return null;
+    }
+    if (s.number().compareTo(BigDecimal.valueOf(min)) < 0 || s.number().compareTo(BigDecimal.valueOf(max)) > 0) {
+      error(v.location(), what + " must be from " + min + " to " + max + ", found " + s.text());
+      return null;
+    }
+    return s.number().longValueExact();
+  }
+
+  /**
+   * A rule's {@code allow} or {@code deny} list, each entry checked as the limiter reads it, or
+   * null after recording errors. {@code at} gets each entry's location.
+   */
+  private List<String> accessList(Field f, List<ConfigLocation> at) {
+    String what = f.name();
+    if (!(f.value() instanceof ListNode list)) {
+      error(f.value().location(), what + " must be a list of entries (keys, prefixes ending in '*', or a prefix and a "
+          + "CIDR range such as ip:10.0.0.0/8), found " + f.value().describe());
+      return null;
+    }
+    if (list.items().size() > RuleSet.MAX_LIST_ENTRIES) {
+      error(list.location(), what + " has " + list.items().size() + " entries; the maximum is "
+          + RuleSet.MAX_LIST_ENTRIES);
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    Map<String, Integer> seen = new HashMap<>();
+    boolean ok = true;
+    for (int i = 0; i < list.items().size(); i++) {
+      Node n = list.items().get(i);
+      if (!(n instanceof ScalarNode s) || !s.isString()) {
+        String hint = n instanceof ScalarNode s && !s.isNull() ? " (quote it: \"" + s.text() + "\")" : "";
+        error(n.location(), what + " entry " + (i + 1) + " must be a string, found " + n.describe() + hint);
+        ok = false;
+        continue;
+      }
+      String canonical;
+      try {
+        canonical = AccessList.checkEntry(s.text());
+      } catch (IllegalArgumentException e) {
+        error(n.location(), what + " entry " + (i + 1) + ": " + e.getMessage());
+        ok = false;
+        continue;
+      }
+      Integer first = seen.putIfAbsent(canonical, i + 1);
+      if (first != null) {
+        warn(n.location(), what + " entry " + (i + 1) + " ('" + s.text() + "') repeats entry " + first);
+      }
+      out.add(s.text());
+      at.add(n.location());
+    }
+    return ok ? out : null;
+  }
+
+  /** Warns of deny entries the allow list also matches, and allow entries the deny list hides. */
+  private void lintLists(String label, List<String> allowed, List<ConfigLocation> allowAt, List<String> denied,
+      List<ConfigLocation> denyAt) {
+    if (allowed == null || denied == null || allowed.isEmpty() || denied.isEmpty()) {
+      return;
+    }
+    AccessList allowList = AccessList.of(allowed);
+    AccessList denyList = AccessList.of(denied);
+    for (int i = 0; i < denied.size(); i++) {
+      if (allowList.covers(denied.get(i))) {
+        warn(denyAt.get(i), label + ": deny entry '" + denied.get(i) + "' is also allowed (the allow list matches every "
+            + "key it matches); the deny list is checked first, so those keys are denied");
+      }
+    }
+    for (int i = 0; i < allowed.size(); i++) {
+      if (denyList.covers(allowed.get(i))) {
+        warn(allowAt.get(i), label + ": allow entry '" + allowed.get(i) + "' never applies: the deny list matches every"
+            + " key it matches and is checked first");
+      }
     }
   }
 
@@ -483,6 +710,26 @@ final class NativeReader {
       failureMode = text == null ? null : parseEnum(fm, text, FailureMode.values(), FailureMode::configName);
     }
 
+    BanPolicy ban = null;
+    Field bf = m.field("ban");
+    if (bf != null) {
+      ban = ban(bf);
+    }
+
+    AuditPolicy audit = null;
+    ConfigLocation[] auditAt = new ConfigLocation[1];
+    Field auf = m.field("audit");
+    if (auf != null) {
+      audit = audit(auf, auditAt);
+    }
+
+    List<ConfigLocation> allowAt = new ArrayList<>();
+    Field alf = m.field("allow");
+    List<String> allowed = alf == null ? List.of() : accessList(alf, allowAt);
+    List<ConfigLocation> denyAt = new ArrayList<>();
+    Field df = m.field("deny");
+    List<String> denied = df == null ? List.of() : accessList(df, denyAt);
+
     List<KeyOverride> overrides = new ArrayList<>();
     List<List<ConfigLocation>> overrideWindowsAt = new ArrayList<>();
     List<List<ConfigLocation>> patternsAt = new ArrayList<>();
@@ -502,9 +749,20 @@ final class NativeReader {
       b.maxWait(maxWait);
     }
     overrides.forEach(b::override);
+    b.ban(ban).audit(audit);
     Rule rule = b.build();
     origins.put(name, nameAt);
+    if (audit != null) {
+      auditOrigins.put(name, auditAt[0]);
+    }
+    if (!allowed.isEmpty()) {
+      allow.put(name, allowed);
+    }
+    if (!denied.isEmpty()) {
+      deny.put(name, denied);
+    }
     lint(rule, label, windowsAt, overrideWindowsAt, patternsAt);
+    lintLists(label, allowed, allowAt, denied, denyAt);
     return rule;
   }
 

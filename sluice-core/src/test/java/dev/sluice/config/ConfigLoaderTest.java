@@ -169,11 +169,11 @@ class ConfigLoaderTest {
             algoritm: token_bucket
             config: [{limit: 1, period: 1}]
         """)).containsExactly("t.yaml:3:5: unknown field 'algoritm' (expected one of: name, algorithm, config, "
-        + "precision, max_wait, overrides, shadow, failure_mode)");
+        + "precision, max_wait, overrides, shadow, failure_mode, ban, audit, allow, deny)");
     assertThat(errors("""
         version: 2
         limits: []
-        """)).containsExactly("t.yaml:1:1: unknown field 'version' (expected one of: limits, operations, attributes)");
+        """)).containsExactly("t.yaml:1:1: unknown field 'version' (expected one of: limits, operations, attributes, tiers)");
     assertThat(errors("""
         limits:
           - name: a
@@ -406,7 +406,7 @@ class ConfigLoaderTest {
         "t.yaml:5:33: period must be > 0, found 0",
         "t.yaml:6:11: duplicate rule name 'a' (first defined at line 2, column 11)",
         "t.yaml:7:5: unknown field 'colour' (expected one of: name, algorithm, config, precision, max_wait, "
-            + "overrides, shadow, failure_mode)");
+            + "overrides, shadow, failure_mode, ban, audit, allow, deny)");
   }
 
   @Test
@@ -457,7 +457,7 @@ class ConfigLoaderTest {
     assertThat(errors("limits: []\n---\nlimits: []\n"))
         .containsExactly("t.yaml:3:1: a file may hold only one YAML document; found a second one ('---')");
     // One error per place: the missing list is not reported on top of the unknown field.
-    assertThat(errors("other: 1\n")).containsExactly("t.yaml:1:1: unknown field 'other' (expected one of: limits, operations, attributes)");
+    assertThat(errors("other: 1\n")).containsExactly("t.yaml:1:1: unknown field 'other' (expected one of: limits, operations, attributes, tiers)");
     assertThat(errors("{}\n")).containsExactly("t.yaml:1:1: missing 'limits' (the list of rules)");
   }
 

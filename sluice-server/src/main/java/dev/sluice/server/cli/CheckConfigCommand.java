@@ -37,6 +37,7 @@ final class CheckConfigCommand implements Callable<Integer> {
     int warnings = 0;
     int rules = 0;
     int operations = 0;
+    int tiers = 0;
     int files = 0;
     for (Path path : paths) {
       try {
@@ -47,6 +48,7 @@ final class CheckConfigCommand implements Callable<Integer> {
         warnings += c.warnings().size();
         rules += c.rules().size();
         operations += c.rules().operations().size();
+        tiers += c.rules().tiers().size();
         files += c.sources().size();
       } catch (ConfigException e) {
         for (ConfigProblem p : e.problems()) {
@@ -59,7 +61,8 @@ final class CheckConfigCommand implements Callable<Integer> {
       out.println(count(errors, "error") + ", " + count(warnings, "warning"));
     } else {
       out.println((warnings > 0 ? count(warnings, "warning") : "ok") + ": " + count(rules, "rule")
-          + (operations > 0 ? " and " + count(operations, "operation") : "") + " in " + count(files, "file"));
+          + (operations > 0 ? " and " + count(operations, "operation") : "")
+          + (tiers > 0 ? ", " + count(tiers, "tier") : "") + " in " + count(files, "file"));
     }
     out.flush();
     return errors > 0 ? Main.EXIT_ERRORS : warnings > 0 ? Main.EXIT_WARNINGS : Main.EXIT_OK;

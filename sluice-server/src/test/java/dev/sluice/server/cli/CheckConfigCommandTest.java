@@ -147,4 +147,39 @@ class CheckConfigCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("missing command").contains("check-config").contains("replay");
   }
+
+  @Test
+  void tiersAreCountedAndAListEntryBothListsMatchIsAWarning() throws IOException {
+    String file = write("policies.yaml", """
+        tiers:
+          free: [{limit: 10, period: 1m}]
+          premium: [{limit: 100, period: 1m}]
+        limits:
+          - name: per_ip
+            config: [{limit: 30, period: 1m}]
+            ban: {after: 5, within: 1m, for: 15m}
+            allow: ["ip:10.0.0.0/8"]
+            deny: ["ip:10.1.0.0/16"]
+        """);
+    Run r = run("check-config", file);
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.outLines()).containsExactly(file + ":9:12: warning: rule 'per_ip': deny entry 'ip:10.1.0.0/16' is "
+        + "also allowed (the allow list matches every key it matches); the deny list is checked first, so those keys "
+        + "are denied", "1 warning: 1 rule, 2 tiers in 1 file");
+  }
+
+  @Test
+  void aBadListEntryIsAnErrorAtItsPlace() throws IOException {
+    String file = write("bad.yaml", """
+        limits:
+          - name: per_ip
+            config: [{limit: 30, period: 1m}]
+            deny:
+              - "ip:2001:db8::/129"
+        """);
+    Run r = run("check-config", file);
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.outLines()).containsExactly(file + ":5:9: deny entry 1: CIDR prefix /129 is longer than 128 bits "
+        + "for IPv6 (entry 'ip:2001:db8::/129')", "1 error, 0 warnings");
+  }
 }

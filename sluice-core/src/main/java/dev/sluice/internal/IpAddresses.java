@@ -1,20 +1,21 @@
-package dev.sluice;
+package dev.sluice.internal;
 
 /**
  * Strict parsing of IP address literals, and their canonical text. Only the textual forms of an
  * address are read: never a host name (so never a DNS lookup, which {@code InetAddress.getByName}
  * may do), no zone id ({@code fe80::1%eth0}), no brackets, and none of the legacy IPv4 forms that
  * {@code inet_aton} accepts ({@code 10.1}, {@code 0x0a.0.0.1}, {@code 010.0.0.1}): a client that
- * could spell one address several ways could rotate through keys.
+ * could spell one address several ways could rotate through keys. Used by typed attributes
+ * ({@code dev.sluice.Attribute}) and by access lists ({@link AccessList}).
  */
-final class IpAddresses {
+public final class IpAddresses {
   private IpAddresses() {}
 
   /**
    * The address as 16 bytes (IPv4 as IPv4-mapped IPv6, {@code ::ffff:a.b.c.d}), or null if
    * {@code text} is not an IPv4 or IPv6 literal.
    */
-  static byte[] parse(String text) {
+  public static byte[] parse(String text) {
     if (text.isEmpty() || text.length() > 45) {
       return null;
     }
@@ -130,7 +131,7 @@ final class IpAddresses {
   }
 
   /** Whether the 16-byte address is IPv4 (IPv4-mapped, {@code ::ffff:0:0/96}). */
-  static boolean isIpv4(byte[] a) {
+  public static boolean isIpv4(byte[] a) {
     for (int i = 0; i < 10; i++) {
       if (a[i] != 0) {
         return false;
@@ -140,7 +141,7 @@ final class IpAddresses {
   }
 
   /** Zeroes the bits after the first {@code prefix} bits of {@code a[from..]}. */
-  static void mask(byte[] a, int from, int prefix) {
+  public static void mask(byte[] a, int from, int prefix) {
     for (int i = from; i < a.length; i++) {
       int bitsHere = prefix - (i - from) * 8;
       if (bitsHere <= 0) {
@@ -156,7 +157,7 @@ final class IpAddresses {
    * IPv4), RFC 5952 for IPv6 (lower case, the longest run of two or more zero groups as
    * {@code ::}, the first of equal runs).
    */
-  static String format(byte[] a) {
+  public static String format(byte[] a) {
     if (isIpv4(a)) {
       return (a[12] & 0xff) + "." + (a[13] & 0xff) + "." + (a[14] & 0xff) + "." + (a[15] & 0xff);
     }
