@@ -260,6 +260,25 @@ public final class SlidingLog extends KeyState {
     return lo;
   }
 
+  /**
+   * The log is one for every window and cannot tell which window a unit counted in, so it is
+   * kept as a whole: the units inside the old longest window at {@code t0} (older ones count in
+   * no old window and are dropped), the newest of them up to the new largest limit. Every window
+   * counts them: a kept window exactly as before, a new one the units the log holds within it.
+   */
+  @Override
+  void carry(KeyState old, int[] match, long t0) {
+    SlidingLog o = (SlidingLog) old;
+    int kept = (int) Math.min(capacity, o.newerThan(t0 - o.longestPeriod, o.size));
+    long[] next = new long[Math.max(ring.length, kept)];
+    for (int k = kept; k >= 1; k--) {
+      next[kept - k] = o.recent(k);
+    }
+    ring = next;
+    size = kept;
+    head = kept == next.length ? 0 : kept;
+  }
+
   @Override
   long remaining(long now, int i) {
     return limits[i] - inWindow(now, i);

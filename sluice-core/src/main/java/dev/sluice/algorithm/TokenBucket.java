@@ -76,6 +76,18 @@ public final class TokenBucket extends KeyState {
     }
   }
 
+  /** Each kept window's backlog at {@code t0}, rescaled to its new interval, at most a full bucket. */
+  @Override
+  void carry(KeyState old, int[] match, long t0) {
+    TokenBucket o = (TokenBucket) old;
+    for (int j = 0; j < match.length; j++) {
+      if (match[j] >= 0) {
+        long b = rescale(ahead(o.tat[match[j]], t0), o.interval[match[j]], interval[j], limits[j]);
+        tat[j] = b == 0 ? Long.MIN_VALUE : t0 + b;
+      }
+    }
+  }
+
   @Override
   long remaining(long now, int i) {
     long backlog = ahead(tat[i], now);
