@@ -127,9 +127,10 @@ public abstract class KeyState {
 
   /**
    * {@link #carryFrom}'s algorithm part: window j takes over window {@code match[j]} of
-   * {@code old} (-1: none), as of {@code t0}, the key's latest time.
+   * {@code old} (-1: none), as of {@code t0}, the key's latest time. Every algorithm overrides
+   * it; the default keeps nothing.
    */
-  abstract void carry(KeyState old, int[] match, long t0);
+  void carry(KeyState old, int[] match, long t0) {}
 
   /**
    * The backlog {@code b} µs of a schedule with emission interval {@code from}, rescaled to

@@ -40,9 +40,12 @@ public final class SlidingLog extends KeyState {
    * The version of the stored value's layout, part of the rule's fingerprint there, so that
    * values of another layout are treated as absent, not misread.
    */
-  public static final int STORED_LAYOUT = 3;
-  /** The stored value's header: fingerprint, latest time, base, head, size, seq. */
-  private static final int STORED_HEADER = 36;
+  public static final int STORED_LAYOUT = 4;
+  /**
+   * The stored value's header: fingerprint, latest time, base, head, size, seq, then what a
+   * conversion to other windows reads (the rule's own fingerprint, longest period, header size).
+   */
+  private static final int STORED_HEADER = 52;
   /**
    * Slots of 4 bytes reach 2^32 µs (71 minutes) from their base, which moves up when now
    * outgrows them: periods up to 2^31 µs get them, so the base moves at most every 35 minutes.
@@ -301,7 +304,7 @@ public final class SlidingLog extends KeyState {
    * The report of a decision on {@code item} from the value {@code sliding_log.lua} keeps for its
    * key ({@code length} bytes of {@code b} at {@code from}), decided at {@code now}: the value
    * written by an admission, or read by a denial. The value is the header (fingerprint, latest
-   * time, base, head, size, seq) and a ring of slots, each a unit's time less base; the newest
+   * time, base, head, size, seq, rule fingerprint, longest period, header size) and a ring of slots, each a unit's time less base; the newest
    * unit is in the slot before head.
    *
    * @throws IllegalArgumentException if those bytes are not such a value for the item's windows

@@ -17,8 +17,9 @@ import java.util.List;
 /**
  * An item's script argument, a JSON array of integers (one argument that the script decodes with
  * one {@code cjson.decode}, about half the server's cost of a separate argument per number):
- * algorithm code, cost, fresh time ({@code false}: none), shadow flag, rule fingerprint, window
- * count, one algorithm-specific number, the store's TTL slack in milliseconds, and per window
+ * algorithm code, cost, fresh time ({@code false}: none), shadow flag, fingerprint of the rule
+ * and the item's windows ({@link #fingerprint(int, List)}), window count, one algorithm-specific
+ * number, the store's TTL slack in milliseconds, the rule's own fingerprint, and per window
  * limit, period and the numbers the algorithm derives from them (none, one or two). Everything
  * but cost and fresh time is fixed by the store, rule and windows, encoded once and validated
  * against what the script's double-precision arithmetic represents exactly. The script decodes
@@ -116,11 +117,14 @@ final class ItemShape {
     long extra = switch (rule.algorithm()) {
       case SLIDING_LOG -> SlidingLog.slotWidth(longest);
       case LEAKY_BUCKET -> LeakyBucket.maxWaitMicros(rule, windows);
+      // For carry.lua: the buckets of windows the item does not have.
+      case SLIDING_WINDOW -> rule.precision();
       default -> 0;
     };
     StringBuilder t = new StringBuilder();
-    t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint))
-        .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis);
+    t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint(fingerprint, windows)))
+        .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis)
+        .append(',').append(Integer.toUnsignedLong(fingerprint));
     // Per window: limit, period, then only the numbers the algorithm uses (read_item in
     // items.lua), derived by the algorithm's class as for the memory store: each number costs
     // the server a conversion on every call.
@@ -247,6 +251,22 @@ final class ItemShape {
     }
     b.append("shadow=").append(rule.shadow()).append('\n');
     b.append("failure_mode=").append(rule.failureMode()).append('\n');
+    return sha256(b);
+  }
+
+  /**
+   * 32 bits of SHA-256 over the rule's fingerprint and {@code windows}, a key's windows under
+   * the rule: the fingerprint in the header of every value, so that a value other windows wrote
+   * is never read as current state (carry.lua converts it).
+   */
+  static int fingerprint(int ruleFingerprint, List<Window> windows) {
+    StringBuilder b = new StringBuilder();
+    b.append(Integer.toUnsignedString(ruleFingerprint)).append('\n');
+    windows(b, windows);
+    return sha256(b);
+  }
+
+  private static int sha256(StringBuilder b) {
     try {
       byte[] d = MessageDigest.getInstance("SHA-256").digest(b.toString().getBytes(StandardCharsets.UTF_8));
       return (d[0] & 0xff) << 24 | (d[1] & 0xff) << 16 | (d[2] & 0xff) << 8 | (d[3] & 0xff);

@@ -19,7 +19,8 @@
 local sliding_log
 do
   -- The header without seq (at SEQ_AT), which only an admission needs.
-  local HEAD_FORMAT, SEQ_AT = '<I4i8i8I4I4', 29
+  -- The header up to seq (SEQ_FORMAT), which an admission rewrites.
+  local HEAD_FORMAT, SEQ_AT, SEQ_FORMAT = '<I4i8i8I4I4', 29, '<I4i8i8I4I4i8'
 
   -- The header of a value that holds this rule's current state: fp, last, base, head, size and
   -- the ring's length; nil when the value is absent, not a log, another definition's or from
@@ -74,7 +75,8 @@ do
     local unit = struct.pack(fmt, t - base)
     for _ = 1, cost do slots[#slots + 1] = unit end
     local held = #slots
-    return struct.pack(LOG_FORMAT, it.fp, t, base, held % len, held, seq + cost) .. table.concat(slots)
+    return struct.pack(LOG_FORMAT, it.fp, t, base, held % len, held, seq + cost, it.rfp, it.longest, LOG_HEADER)
+      .. table.concat(slots)
       .. string.rep('\0', (len - held) * W)
   end
 
@@ -121,14 +123,15 @@ do
       end
       -- The common admission: the ring keeps its length (it has room, or is at cap and
       -- overwrites its oldest units, which the decision found outside every window that counts
-      -- them) and the new units do not wrap around its end. The new value is the new header, the
-      -- slots before the head, the new units and the slots after them, made as one string.
+      -- them) and the new units do not wrap around its end. The new value is the new header (its
+      -- part after seq, fixed by the item, as read), the slots before the head, the new units and
+      -- the slots after them, made as one string.
       local at = LOG_HEADER + head * W
       local units = string.rep(struct.pack(fmt, since), cost)
-      local header = struct.pack(LOG_FORMAT, fp, t, base, (head + cost) % len, math.min(size + cost, len),
+      local header = struct.pack(SEQ_FORMAT, fp, t, base, (head + cost) % len, math.min(size + cost, len),
         struct.unpack('<i8', raw, SEQ_AT) + cost)
       return REASON_NONE, t, true,
-        header .. string.sub(raw, LOG_HEADER + 1, at) .. units .. string.sub(raw, at + cost * W + 1), px
+        header .. string.sub(raw, SEQ_AT + 8, at) .. units .. string.sub(raw, at + cost * W + 1), px
     end
   end
 
@@ -141,7 +144,7 @@ do
 
   -- The value of a key with no state that records a decision's time t (explicit times).
   local function created(it, t)
-    return struct.pack(LOG_FORMAT, it.fp, t, t, 0, 0, 0)
+    return struct.pack(LOG_FORMAT, it.fp, t, t, 0, 0, 0, it.rfp, it.longest, LOG_HEADER)
   end
 
   -- Per window, from the value as decided at t: remaining, the limit less the units inside the

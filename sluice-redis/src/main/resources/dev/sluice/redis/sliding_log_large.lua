@@ -16,13 +16,14 @@ do
       state.key, state.present, state.last, state.value, state.W, state.fmt = key, false, 0, false, W, SLOT_FORMAT[W]
       state.raw, state.ring, state.base, state.head, state.size, state.seq, state.len = false, false, 0, 0, 0, 0, 0
       state.hdr, state.cur, state.t, state.fits, state.reason, state.ex = hdr, false, 0, true, REASON_NONE, false
+      state.prefix = false
       local ex = state.spare
       for i = 1, it.n do ex[i] = false end
     else
       state = {
         kind = KIND, key = key, present = false, last = 0, value = false, W = W, fmt = SLOT_FORMAT[W],
         raw = false, ring = false, base = 0, head = 0, size = 0, seq = 0, len = 0, hdr = hdr,
-        cur = false, t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {},
+        cur = false, t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {}, prefix = false,
       }
     end
     if hdr == LOG_HEADER then
@@ -47,24 +48,27 @@ do
     -- small; the slots of a larger one are read as they are needed.
     local raw = redis.call('GETRANGE', key, 0, LOG_CACHED - 1)
     if #raw < hdr then
+      state.prefix = raw
       return state
     end
-    -- fp, last, base, head, size, seq, len, then how many units are inside each window.
+    -- fp, last, base, head, size, seq, rfp, longest, hdr, len, then how many units are inside
+    -- each window.
     local header = {struct.unpack(it.log_format, raw)}
     if header[1] ~= it.fp or header[2] < it.fresh then
+      state.prefix = raw
       return state
     end
-    local total = hdr + header[7] * W
+    local total = hdr + header[10] * W
     if total < #raw then
       return state
     end
     local seq = header[6]
     local cur = {}
     for i = 1, it.n do
-      cur[i] = seq - header[7 + i]
+      cur[i] = seq - header[10 + i]
     end
     state.present, state.last, state.base, state.head, state.size, state.seq = true, header[2], header[3], header[4], header[5], seq
-    state.len, state.cur, state.ring = header[7], cur, {}
+    state.len, state.cur, state.ring = header[10], cur, {}
     if total == #raw then
       state.raw = raw
     end

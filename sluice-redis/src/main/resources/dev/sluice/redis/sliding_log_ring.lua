@@ -7,6 +7,9 @@
 --   fp    uint32   rule fingerprint          last  int64   latest time seen
 --   base  int64    slots hold (t - base)     head  uint32  next slot to write
 --   size  uint32   units held (<= len)       seq   int64   units ever admitted, less refunds
+--   rfp   uint32   the rule's own fingerprint (fp also covers the key's windows)
+--   longest int64  the windows' longest period  hdr  uint32  this header's size
+-- (the last three tell carry.lua how to read a value that other windows wrote)
 -- and, for a large rule (one whose values can reach LOG_CACHED bytes):
 --   len   uint32   slots in the ring
 --   then per window a uint32: how many of the newest units include every unit inside the
@@ -23,8 +26,8 @@
 -- decision: its first LOG_CACHED bytes are read with one GETRANGE (the whole value while it is
 -- that small), and beyond that its slots one by one, each at most once per decision.
 
-local LOG_HEADER = 36
-local LOG_FORMAT = '<I4i8i8I4I4i8'
+local LOG_HEADER = 52
+local LOG_FORMAT = '<I4i8i8I4I4i8I4i8I4'
 -- The size of value read whole: a rule whose values can outgrow it is a large rule.
 local LOG_CACHED = 1024
 -- By slot width: struct's format of one slot, and the largest offset from base it holds (every
@@ -198,7 +201,8 @@ end
 -- The header as the state now stands (a large rule's with its length and cursors).
 local function log_header(state, it)
   if state.hdr == LOG_HEADER then
-    return struct.pack(LOG_FORMAT, it.fp, state.last, state.base, state.head, state.size, state.seq)
+    return struct.pack(LOG_FORMAT, it.fp, state.last, state.base, state.head, state.size, state.seq, it.rfp,
+      it.longest, LOG_HEADER)
   end
   local inside, cur = {}, state.cur
   for i = 1, it.n do
@@ -206,8 +210,8 @@ local function log_header(state, it)
     if count < 0 then count = 0 elseif count > state.size then count = state.size end
     inside[i] = count
   end
-  return struct.pack(it.log_format, it.fp, state.last, state.base, state.head, state.size, state.seq, state.len,
-    unpack(inside, 1, it.n))
+  return struct.pack(it.log_format, it.fp, state.last, state.base, state.head, state.size, state.seq, it.rfp,
+    it.longest, state.hdr, state.len, unpack(inside, 1, it.n))
 end
 
 -- Writes the header (and, when the value is held here, everything) back. A commit passes the

@@ -1,0 +1,182 @@
+-- A key given other windows within one rule definition (a live limit) keeps what it consumed.
+-- Mirrors KeyState.carryFrom and each algorithm's carry in dev.sluice.algorithm.
+--
+-- A value's header fingerprint covers the rule and the windows that wrote it, so a value of the
+-- same rule under other windows is not current state for the item. Before it is treated as
+-- absent, carry_value looks for the rule's own fingerprint (rfp) in it: at the end of a
+-- fixed-size value, with those windows (values.lua); in a log's header, with its longest period
+-- and header size (sliding_log_ring.lua). If it is there, the value is converted to the item's
+-- windows as it stood at its latest time, written, and decided on as current state. Only this
+-- path, taken once per change of a key's windows, pays for it.
+--
+-- Windows are matched by period: a window of the new set whose period the old set has takes
+-- that window's consumption, a new period starts empty, a dropped one is forgotten. Counters
+-- (fixed and sliding windows) are kept as they are; a schedule (token and leaky buckets) keeps
+-- its backlog at the latest time in whole units of the old interval (ceil(backlog / T_old)),
+-- at most a full bucket (the leaky bucket's longest queue: max_wait and a whole limit), laid out
+-- in the new interval. The log is one for every window: its units inside the old longest window
+-- are kept, the newest up to the new largest limit, and count in every window.
+
+-- Window i of the item's matched period in the old windows (periods p[1..n]), or nil.
+local function carry_match(it, i, period, n)
+  for j = 1, n do
+    if period[j] == it.period[i] then
+      return j
+    end
+  end
+  return nil
+end
+
+-- The old windows at the end of a fixed-size value: limits, periods and count, or nil when the
+-- value does not end with this rule's fingerprint.
+local function carry_windows(it, raw)
+  local total = #raw
+  if total < HEADER + 6 then
+    return nil
+  end
+  local rfp, n = struct.unpack('<I4I2', raw, total - 5)
+  if rfp ~= it.rfp or total < HEADER + 6 + 16 * n then
+    return nil
+  end
+  local limit, period = {}, {}
+  local at = total - 5 - 16 * n
+  for j = 1, n do
+    limit[j], period[j] = struct.unpack('<i8i8', raw, at + 16 * j - 16)
+  end
+  return limit, period, n
+end
+
+-- The backlog b of a schedule (old interval from), in the new interval `to`, at most `most` µs.
+local function carry_backlog(b, from, to, most)
+  if b <= 0 then
+    return 0
+  end
+  local units = math.min(floordiv(b + from - 1, from), floordiv(most, to) + 1)
+  return math.min(units * to, most)
+end
+
+-- The fields of a fixed-size value that old windows wrote, for the item's windows; nil if the
+-- value is not such a value of this rule.
+local function carry_fields(it, raw, last)
+  local limit, period, n = carry_windows(it, raw)
+  if not limit then
+    return nil
+  end
+  local code, f, old = it.code, {}, {}
+  -- Where each old window's fields start (sliding_window: its slots, as width and count give).
+  local from, count = {}, 0
+  for j = 1, n do
+    from[j] = count + 1
+    if code == 2 then
+      local width = math.max(1, floordiv(period[j] + it.extra - 1, it.extra))
+      count = count + 2 * (floordiv(period[j] + width - 1, width) + 1)
+    else
+      count = count + 1
+    end
+  end
+  if #raw ~= HEADER + 8 * count + 16 * n + 6 then
+    return nil
+  end
+  for k = 1, count do old[k] = struct.unpack('<i8', raw, HEADER + 8 * k - 7) end
+  local size = code == 2 and it.fields or it.n
+  for k = 1, size do f[k] = code >= 4 and NEVER or 0 end
+  for i = 1, it.n do
+    local j = carry_match(it, i, period, n)
+    if j then
+      if code == 2 then
+        for k = 0, 2 * (it.aux2[i] + 1) - 1 do f[it.offsets[i] + k] = old[from[j] + k] end
+      elseif code == 3 then
+        f[i] = old[from[j]]
+      else
+        local interval = it.aux1[i]
+        local most = it.limit[i] * interval
+        if code == 5 then most = most + it.extra end
+        local b = carry_backlog(old[from[j]] - last, math.max(1, floordiv(period[j] + limit[j] - 1, limit[j])),
+          interval, most)
+        if b > 0 then f[i] = last + b end
+      end
+    end
+  end
+  return pack_fields(it, last, f, size)
+end
+
+-- The log that other windows of this rule wrote, laid out for the item; nil if it is not one.
+local function carry_log(call, key, it, raw)
+  if #raw < LOG_HEADER then
+    return nil
+  end
+  local _, last, base, head, size, _, rfp, longest, hdr = struct.unpack(LOG_FORMAT, raw)
+  if rfp ~= it.rfp or last < it.fresh then
+    return nil
+  end
+  local W = longest <= 2147483648 and 4 or longest <= 70368744177664 and 6 or 8
+  if #raw >= LOG_CACHED then
+    raw = redis.call('GET', key) -- a large value, of which the decision read only a prefix
+  end
+  local len = (#raw - hdr) / W
+  if hdr > LOG_HEADER then
+    len = struct.unpack('<I4', raw, LOG_HEADER + 1)
+  end
+  if len % 1 ~= 0 or size > len or #raw < hdr + len * W then
+    return nil
+  end
+  -- The units inside the old longest window, oldest first; the newest up to the new cap.
+  local fmt, units = SLOT_FORMAT[W], {}
+  for k = size, 1, -1 do
+    local u = base + struct.unpack(fmt, raw, hdr + 1 + (head - k) % len * W)
+    if u > last - longest then units[#units + 1] = u end
+  end
+  local kept = math.min(#units, it.maxlimit)
+  -- Slots hold (u - base) within the new width: units older than the new longest window, which
+  -- count in none of the new windows, are clamped to base.
+  local new_base = last - it.longest
+  if kept > 0 and units[#units - kept + 1] > new_base then new_base = units[#units - kept + 1] end
+  local nfmt, slots = SLOT_FORMAT[it.extra], {}
+  for k = #units - kept + 1, #units do
+    slots[#slots + 1] = struct.pack(nfmt, math.max(0, units[k] - new_base))
+  end
+  local header = struct.pack(LOG_FORMAT, it.fp, last, new_base, 0, kept, kept, it.rfp, it.longest, it.log_header)
+  if it.log_header > LOG_HEADER then
+    -- A large rule's length, and cursors that search every unit held.
+    local cursors = {}
+    for i = 1, it.n do cursors[i] = kept end
+    header = header .. struct.pack('<I4' .. string.rep('I4', it.n), kept, unpack(cursors))
+  end
+  return header .. table.concat(slots)
+end
+
+-- The key's value `raw` (nil: read it here, as the decision did) converted to the item's
+-- windows and written, if it is state of the item's rule definition under other windows;
+-- else nil. Called only on a value that is not the item's current state.
+local function carry_value(call, key, it, raw)
+  if raw == nil then
+    raw = read_value(call, key)
+  end
+  if not raw or #raw < HEADER then
+    return nil
+  end
+  local value
+  if it.code == 1 then
+    value = carry_log(call, key, it, raw)
+  else
+    local last = struct.unpack('<i8', raw, 5)
+    if last >= it.fresh then
+      value = carry_fields(it, raw, last)
+    end
+  end
+  if not value then
+    return nil
+  end
+  -- The TTL covers the longest new window and the carried schedules, from the latest time.
+  local need, now = it.longest, call.now
+  local last = struct.unpack('<i8', value, 5)
+  if it.code >= 4 then
+    for i = 1, it.n do
+      local at = struct.unpack('<i8', value, HEADER + 8 * i - 7)
+      if at - now > need then need = at - now end
+    end
+  end
+  if last > now then need = need + last - now end
+  write_value(call, key, value, ttl_px(it, need))
+  return value
+end
