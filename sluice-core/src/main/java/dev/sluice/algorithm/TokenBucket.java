@@ -112,7 +112,8 @@ public final class TokenBucket extends KeyState {
   /**
    * The report of a decision on {@code item} from the value {@code token_bucket.lua} keeps for its
    * key ({@code length} bytes of {@code b} at {@code from}: the header, each window's TAT as an
-   * int64, then the windows that wrote it, {@link StoredValue#trailer}), decided at {@code now}:
+   * int64, then for other windows than the rule's own those windows, {@link StoredValue#trailer}),
+   * decided at {@code now}:
    * the value written by an admission, or read by a denial.
    *
    * @throws IllegalArgumentException if those bytes are not a value for the item's windows
@@ -120,7 +121,8 @@ public final class TokenBucket extends KeyState {
   public static List<WindowState> reportStored(ResolvedItem item, boolean allowed, byte[] b, int from, int length,
       long now) {
     List<Window> windows = item.windows();
-    if (length != StoredValue.HEADER + 8 * windows.size() + StoredValue.trailer(windows.size())) {
+    int fields = StoredValue.HEADER + 8 * windows.size();
+    if (length != fields && length != fields + StoredValue.trailer(windows.size())) {
       throw new IllegalArgumentException("a token_bucket value of " + length + " bytes for " + windows.size()
           + " windows");
     }

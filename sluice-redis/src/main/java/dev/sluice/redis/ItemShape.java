@@ -17,10 +17,13 @@ import java.util.List;
 /**
  * An item's script argument, a JSON array of integers (one argument that the script decodes with
  * one {@code cjson.decode}, about half the server's cost of a separate argument per number):
- * algorithm code, cost, fresh time ({@code false}: none), shadow flag, fingerprint of the rule
- * and the item's windows ({@link #fingerprint(int, List)}), window count, one algorithm-specific
- * number, the store's TTL slack in milliseconds, the rule's own fingerprint, and per window
- * limit, period and the numbers the algorithm derives from them (none, one or two). Everything
+ * algorithm code, cost, fresh time ({@code false}: none), shadow flag, the fingerprint values are
+ * written with (the rule's own for the rule's own windows, else {@link #fingerprint(int, List)}
+ * of the rule and the item's windows), window count, one algorithm-specific number, the store's
+ * TTL slack in milliseconds, the rule's own fingerprint, and per window limit, period and the
+ * numbers the algorithm derives from them (none, one or two); for windows other than the rule's
+ * own, then the rule's own windows (count, then limit and period of each), which a value of the
+ * rule's own windows was written under (carry.lua converts it). Everything
  * but cost and fresh time is fixed by the store, rule and windows, encoded once and validated
  * against what the script's double-precision arithmetic represents exactly. The script decodes
  * an argument once and keeps it, so the few distinct arguments of a rule cost one lookup.
@@ -122,7 +125,9 @@ final class ItemShape {
       default -> 0;
     };
     StringBuilder t = new StringBuilder();
-    t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint(fingerprint, windows)))
+    boolean own = windows.equals(rule.windows());
+    int written = own ? fingerprint : fingerprint(fingerprint, windows);
+    t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(written))
         .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis)
         .append(',').append(Integer.toUnsignedLong(fingerprint));
     // Per window: limit, period, then only the numbers the algorithm uses (read_item in
@@ -138,6 +143,12 @@ final class ItemShape {
           t.append(',').append(width).append(',').append(SlidingWindow.bucketCount(p, width));
         }
         default -> { }
+      }
+    }
+    if (!own) {
+      t.append(',').append(rule.windows().size());
+      for (Window w : rule.windows()) {
+        t.append(',').append(w.limit()).append(',').append(w.periodMicros());
       }
     }
     t.append(']');
@@ -256,14 +267,17 @@ final class ItemShape {
 
   /**
    * 32 bits of SHA-256 over the rule's fingerprint and {@code windows}, a key's windows under
-   * the rule: the fingerprint in the header of every value, so that a value other windows wrote
-   * is never read as current state (carry.lua converts it).
+   * the rule other than the rule's own: the fingerprint in the header of the values written
+   * under them, so that a value other windows wrote is never read as current state (carry.lua
+   * converts it).
    */
   static int fingerprint(int ruleFingerprint, List<Window> windows) {
     StringBuilder b = new StringBuilder();
     b.append(Integer.toUnsignedString(ruleFingerprint)).append('\n');
     windows(b, windows);
-    return sha256(b);
+    int fp = sha256(b);
+    // Never the rule's own: that one says a value was written under the rule's own windows.
+    return fp == ruleFingerprint ? fp ^ 1 : fp;
   }
 
   private static int sha256(StringBuilder b) {

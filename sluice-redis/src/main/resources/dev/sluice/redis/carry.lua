@@ -1,11 +1,12 @@
 -- A key given other windows within one rule definition (a live limit) keeps what it consumed.
 -- Mirrors KeyState.carryFrom and each algorithm's carry in dev.sluice.algorithm.
 --
--- A value's header fingerprint covers the rule and the windows that wrote it, so a value of the
--- same rule under other windows is not current state for the item. Before it is treated as
--- absent, carry_value looks for the rule's own fingerprint (rfp) in it: at the end of a
--- fixed-size value, with those windows (values.lua); in a log's header, with its longest period
--- and header size (sliding_log_ring.lua). If it is there, the value is converted to the item's
+-- A value's header fingerprint covers the rule and the windows that wrote it (the rule's own
+-- fingerprint, rfp, stands for its own windows), so a value of the same rule under other windows
+-- is not current state for the item. Before it is treated as absent, carry_value looks for rfp
+-- in it: in the header of a fixed-size value of the rule's own windows (which the item then
+-- carries), or at its end with the windows that wrote it (values.lua); in a log's header, with
+-- its longest period and header size (sliding_log_ring.lua). If it is there, the value is converted to the item's
 -- windows as it stood at its latest time, written, and decided on as current state. Only this
 -- path, taken once per change of a key's windows, pays for it.
 --
@@ -27,10 +28,14 @@ local function carry_match(it, i, period, n)
   return nil
 end
 
--- The old windows at the end of a fixed-size value: limits, periods and count, or nil when the
--- value does not end with this rule's fingerprint.
+-- The windows a fixed-size value was written under: limits, periods, count and the bytes they
+-- take at its end; nil when the value is not this rule's.
 local function carry_windows(it, raw)
   local total = #raw
+  local own = it.own
+  if own and struct.unpack('<I4', raw) == it.rfp then
+    return own.limit, own.period, own.n, 0
+  end
   if total < HEADER + 6 then
     return nil
   end
@@ -43,7 +48,7 @@ local function carry_windows(it, raw)
   for j = 1, n do
     limit[j], period[j] = struct.unpack('<i8i8', raw, at + 16 * j - 16)
   end
-  return limit, period, n
+  return limit, period, n, 16 * n + 6
 end
 
 -- The backlog b of a schedule (old interval from), in the new interval `to`, at most `most` µs.
@@ -58,7 +63,7 @@ end
 -- The fields of a fixed-size value that old windows wrote, for the item's windows; nil if the
 -- value is not such a value of this rule.
 local function carry_fields(it, raw, last)
-  local limit, period, n = carry_windows(it, raw)
+  local limit, period, n, trailer = carry_windows(it, raw)
   if not limit then
     return nil
   end
@@ -74,7 +79,7 @@ local function carry_fields(it, raw, last)
       count = count + 1
     end
   end
-  if #raw ~= HEADER + 8 * count + 16 * n + 6 then
+  if #raw ~= HEADER + 8 * count + trailer then
     return nil
   end
   for k = 1, count do old[k] = struct.unpack('<i8', raw, HEADER + 8 * k - 7) end

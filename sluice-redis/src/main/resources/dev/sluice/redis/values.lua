@@ -22,7 +22,8 @@
 --                 (carry.lua: same rule definition, other windows) or treated as absent
 --   last  int64   the latest time seen for this key: time never goes backwards per key
 -- followed by the algorithm's fields (see each algorithm's file). A fixed-size value (every
--- algorithm but the log) ends with the windows that wrote it, for carry.lua:
+-- algorithm but the log) written under other windows than the rule's own ends with them, for
+-- carry.lua (one of the rule's own windows has the rule's own fingerprint, and no such end):
 --   per window  limit int64, period int64;  then  rfp uint32 (the rule's own fingerprint),
 --   n uint16 (the window count)
 -- Integers are little-endian. A value whose latest time is before the item's `fresh` time is
