@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Algorithm;
 import dev.sluice.ItemDecision;
+import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.spi.Batch;
@@ -139,6 +140,18 @@ public abstract class WindowChangeConformanceTest extends StoreConformance {
     ItemDecision d = decide(rule, "k", windows(perMinute(5)), 0, 1);
     assertThat(d.allowed()).isTrue();
     assertThat(d.waitMs()).isEqualTo(48_000);
+  }
+
+  @Test
+  void aKeyOfAStaticOverrideMovedToOtherWindowsAndBackKeepsItsState() {
+    Rule rule = rule("carry.override").window(5, MINUTE)
+        .override(new KeyOverride(List.of("vip"), List.of(perMinute(10)))).build();
+    for (int i = 0; i < 4; i++) {
+      decide(rule, "vip", rule.windowsFor("vip"), 0, 1);
+    }
+    assertThat(remaining(decide(rule, "vip", windows(perMinute(20)), 1000, 0), 0)).isEqualTo(16);
+    assertThat(remaining(decide(rule, "vip", rule.windowsFor("vip"), 2000, 1), 0)).isEqualTo(5);
+    assertThat(remaining(decide(rule, "vip", windows(perMinute(5)), 3000, 0), 0)).isZero();
   }
 
   @Test

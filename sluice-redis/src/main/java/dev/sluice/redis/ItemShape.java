@@ -18,12 +18,13 @@ import java.util.List;
  * An item's script argument, a JSON array of integers (one argument that the script decodes with
  * one {@code cjson.decode}, about half the server's cost of a separate argument per number):
  * algorithm code, cost, fresh time ({@code false}: none), shadow flag, the fingerprint values are
- * written with (the rule's own for the rule's own windows, else {@link #fingerprint(int, List)}
- * of the rule and the item's windows), window count, one algorithm-specific number, the store's
- * TTL slack in milliseconds, the rule's own fingerprint, and per window limit, period and the
- * numbers the algorithm derives from them (none, one or two); for windows other than the rule's
- * own, then the rule's own windows (count, then limit and period of each), which a value of the
- * rule's own windows was written under (carry.lua converts it). Everything
+ * written with (the rule's own for a key's own windows under the definition, else {@link
+ * #fingerprint(int, List)} of the rule and the item's windows), window count, one
+ * algorithm-specific number, the store's TTL slack in milliseconds, the rule's own fingerprint,
+ * and per window limit, period and the numbers the algorithm derives from them (none, one or
+ * two); for other windows than the key's own (a live limit), then the key's own (count, then
+ * limit and period of each), under which a value with the rule's own fingerprint was written
+ * (carry.lua converts it). Everything
  * but cost and fresh time is fixed by the store, rule and windows, encoded once and validated
  * against what the script's double-precision arithmetic represents exactly. The script decodes
  * an argument once and keeps it, so the few distinct arguments of a rule cost one lookup.
@@ -111,7 +112,12 @@ final class ItemShape {
    * @throws UnsupportedRuleException if a window or max_wait is beyond what the Redis store
    *     supports (the limiter refuses such rules before they are used: see {@link #check(Rule)})
    */
-  static ItemShape of(Rule rule, List<Window> windows, int fingerprint, long ttlSlackMillis) {
+  /**
+   * The shape of the items of {@code rule} whose windows are {@code windows}, for keys whose own
+   * windows under the rule's definition are {@code own} when {@code windows} are others (a live
+   * limit), or null when they are the key's own.
+   */
+  static ItemShape of(Rule rule, List<Window> windows, List<Window> own, int fingerprint, long ttlSlackMillis) {
     check(rule, overrideOf(rule, windows), windows);
     long longest = 0;
     for (Window w : windows) {
@@ -125,8 +131,7 @@ final class ItemShape {
       default -> 0;
     };
     StringBuilder t = new StringBuilder();
-    boolean own = windows.equals(rule.windows());
-    int written = own ? fingerprint : fingerprint(fingerprint, windows);
+    int written = own == null ? fingerprint : fingerprint(fingerprint, windows);
     t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(written))
         .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis)
         .append(',').append(Integer.toUnsignedLong(fingerprint));
@@ -145,9 +150,9 @@ final class ItemShape {
         default -> { }
       }
     }
-    if (!own) {
-      t.append(',').append(rule.windows().size());
-      for (Window w : rule.windows()) {
+    if (own != null) {
+      t.append(',').append(own.size());
+      for (Window w : own) {
         t.append(',').append(w.limit()).append(',').append(w.periodMicros());
       }
     }
@@ -266,10 +271,10 @@ final class ItemShape {
   }
 
   /**
-   * 32 bits of SHA-256 over the rule's fingerprint and {@code windows}, a key's windows under
-   * the rule other than the rule's own: the fingerprint in the header of the values written
-   * under them, so that a value other windows wrote is never read as current state (carry.lua
-   * converts it).
+   * 32 bits of SHA-256 over the rule's fingerprint and {@code windows}, a key's windows other
+   * than its own under the rule's definition: the fingerprint in the header of the values
+   * written under them, so that a value other windows wrote is never read as current state
+   * (carry.lua converts it).
    */
   static int fingerprint(int ruleFingerprint, List<Window> windows) {
     StringBuilder b = new StringBuilder();

@@ -2,11 +2,12 @@
 -- Mirrors KeyState.carryFrom and each algorithm's carry in dev.sluice.algorithm.
 --
 -- A value's header fingerprint covers the rule and the windows that wrote it (the rule's own
--- fingerprint, rfp, stands for its own windows), so a value of the same rule under other windows
--- is not current state for the item. Before it is treated as absent, carry_value looks for rfp
--- in it: in the header of a fixed-size value of the rule's own windows (which the item then
--- carries), or at its end with the windows that wrote it (values.lua); in a log's header, with
--- its longest period and header size (sliding_log_ring.lua). If it is there, the value is converted to the item's
+-- fingerprint, rfp, stands for the key's own windows under the definition), so a value of the
+-- same rule under other windows is not current state for the item. Before it is treated as
+-- absent, carry_value looks for rfp in it: in the header of a fixed-size value of the key's own
+-- windows (which the item then carries), or at its end with the windows that wrote it
+-- (values.lua); in a log's header, with its longest period and header size
+-- (sliding_log_ring.lua). If it is there, the value is converted to the item's
 -- windows as it stood at its latest time, written, and decided on as current state. Only this
 -- path, taken once per change of a key's windows, pays for it.
 --

@@ -5,13 +5,14 @@
 -- and the item's windows (`fp`, in every value's header), window count, one algorithm-specific
 -- number (`extra`: the sliding log's slot width, the sliding window's precision, the leaky
 -- bucket's max wait), the TTL slack in milliseconds (see ttl_px), the fingerprint of the rule
--- alone (`rfp`: which values carry.lua may convert; `fp` is the same for the rule's own
--- windows), then per window limit, period
+-- alone (`rfp`: which values carry.lua may convert; `fp` is the same for a key's own windows
+-- under the definition), then per window limit, period
 -- and the numbers the algorithm derives from them: none for sliding_log (1) and fixed_window
 -- (3), the emission interval for token_bucket (4) and leaky_bucket (5) in aux1, bucket width
 -- and bucket count for sliding_window (2) in aux1 and aux2. One JSON argument decodes in C,
--- cheaper than a separate argument per number. An item of other windows than the rule's own
--- ends with the rule's own (`own`: count, then limit and period each), for carry.lua.
+-- cheaper than a separate argument per number. An item of other windows than the key's own
+-- under the definition (a live limit) ends with the key's own (`own`: count, then limit and
+-- period each), for carry.lua.
 --
 -- `over` lists the windows whose limit the cost exceeds (false: none); `algorithm` is the
 -- algorithm's table and `px` the usual TTL, both set by requests.lua; an algorithm's prepare adds
@@ -45,7 +46,7 @@ local function read_item(arg)
     end
     p = p + 2 + derived
   end
-  -- A fixed-size value of other windows than the rule's own ends with them (see values.lua); a
+  -- A fixed-size value of other windows than the key's own ends with them (see values.lua); a
   -- log's header holds what its conversion needs instead.
   local trailer, own = '', false
   if v[5] ~= v[9] then

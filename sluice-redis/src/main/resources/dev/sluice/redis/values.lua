@@ -16,14 +16,15 @@
 --
 -- State. One Redis string per (rule, key) holds every window of that rule for that key, so a
 -- rule's transaction touches one key. Each value starts with the same 12 bytes:
---   fp    uint32  fingerprint of the rule definition and of the key's windows (a key's own
---                 windows may differ from the rule's: live limits); a value with another one
---                 is not current state, and is either converted to the item's windows
---                 (carry.lua: same rule definition, other windows) or treated as absent
+--   fp    uint32  fingerprint of the rule definition (for a key given other windows than its
+--                 own under the definition, a live limit: of the definition and those
+--                 windows); a value with another one is not current state, and is either
+--                 converted to the item's windows (carry.lua: same rule definition, other
+--                 windows) or treated as absent
 --   last  int64   the latest time seen for this key: time never goes backwards per key
 -- followed by the algorithm's fields (see each algorithm's file). A fixed-size value (every
--- algorithm but the log) written under other windows than the rule's own ends with them, for
--- carry.lua (one of the rule's own windows has the rule's own fingerprint, and no such end):
+-- algorithm but the log) written under other windows than the key's own ends with them, for
+-- carry.lua (one of the key's own windows has the rule's fingerprint, and no such end):
 --   per window  limit int64, period int64;  then  rfp uint32 (the rule's own fingerprint),
 --   n uint16 (the window count)
 -- Integers are little-endian. A value whose latest time is before the item's `fresh` time is
