@@ -40,12 +40,15 @@ public final class SlidingLog extends KeyState {
    * The version of the stored value's layout, part of the rule's fingerprint there, so that
    * values of another layout are treated as absent, not misread.
    */
-  public static final int STORED_LAYOUT = 4;
+  public static final int STORED_LAYOUT = 3;
+  /** The stored value's header: fingerprint, latest time, base, head, size, seq. */
+  private static final int STORED_HEADER = 36;
   /**
-   * The stored value's header: fingerprint, latest time, base, head, size, seq, then what a
-   * conversion to other windows reads (the rule's own fingerprint, longest period, header size).
+   * What a value written under other windows than its key's own (a live limit) ends with: the
+   * windows' longest period, the header's size and the rule's own fingerprint, for a conversion
+   * to yet other windows.
    */
-  private static final int STORED_HEADER = 52;
+  private static final int STORED_TRAILER = 14;
   /**
    * Slots of 4 bytes reach 2^32 µs (71 minutes) from their base, which moves up when now
    * outgrows them: periods up to 2^31 µs get them, so the base moves at most every 35 minutes.
@@ -304,8 +307,9 @@ public final class SlidingLog extends KeyState {
    * The report of a decision on {@code item} from the value {@code sliding_log.lua} keeps for its
    * key ({@code length} bytes of {@code b} at {@code from}), decided at {@code now}: the value
    * written by an admission, or read by a denial. The value is the header (fingerprint, latest
-   * time, base, head, size, seq, rule fingerprint, longest period, header size) and a ring of slots, each a unit's time less base; the newest
-   * unit is in the slot before head.
+   * time, base, head, size, seq) and a ring of slots, each a unit's time less base; the newest
+   * unit is in the slot before head. A value of other windows than the key's own under the rule
+   * (a live limit) ends with {@link #STORED_TRAILER} more bytes.
    *
    * @throws IllegalArgumentException if those bytes are not such a value for the item's windows
    */
@@ -316,6 +320,10 @@ public final class SlidingLog extends KeyState {
       longest = Math.max(longest, w.periodMicros());
     }
     int width = slotWidth(longest);
+    List<Window> own = item.rule().windowsFor(item.key());
+    if (item.windows() != own && !item.windows().equals(own)) {
+      length -= STORED_TRAILER;
+    }
     if (length < STORED_HEADER + width || (length - STORED_HEADER) % width != 0) {
       throw new IllegalArgumentException("a sliding_log value of " + length + " bytes");
     }

@@ -108,11 +108,11 @@ class StoredValueProperties {
     Rule tokens = Rule.builder("tokens").algorithm(Algorithm.TOKEN_BUCKET).window(3, Duration.ofSeconds(1)).build();
     byte[] b = new byte[64];
 
-    assertThatThrownBy(() -> SlidingLog.reportStored(item(log, 1), false, b, 0, 54, T0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("a sliding_log value of 54 bytes");
-    // 52 + 4 bytes: one slot, which cannot hold a head at 0 and two units
-    ByteBuffer twoInOne = buffer(56).putInt(0).putLong(T0).putLong(T0).putInt(0).putInt(2);
-    assertThatThrownBy(() -> SlidingLog.reportStored(item(log, 1), false, twoInOne.array(), 0, 56, T0))
+    assertThatThrownBy(() -> SlidingLog.reportStored(item(log, 1), false, b, 0, 38, T0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("a sliding_log value of 38 bytes");
+    // 36 + 4 bytes: one slot, which cannot hold a head at 0 and two units
+    ByteBuffer twoInOne = buffer(40).putInt(0).putLong(T0).putLong(T0).putInt(0).putInt(2);
+    assertThatThrownBy(() -> SlidingLog.reportStored(item(log, 1), false, twoInOne.array(), 0, 40, T0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a sliding_log value holding 2 units at 0 in 1 slots");
     assertThatThrownBy(() -> TokenBucket.reportStored(item(tokens, 1), false, b, 0, 28, T0))
@@ -161,8 +161,7 @@ class StoredValueProperties {
 
   /**
    * sliding_log.lua's value holding the newest units the log keeps (up to the largest limit):
-   * fingerprint, latest time, base, head, size, seq, rule fingerprint, longest period, header
-   * size, then a ring of at least one slot, each a
+   * fingerprint, latest time, base, head, size, seq, then a ring of at least one slot, each a
    * unit's time less base, the newest before head. Where the ring starts, how many slots it has
    * spare, the base and the spare slots' bytes are drawn from {@code layout}: none may matter.
    */
@@ -193,8 +192,8 @@ class StoredValueProperties {
         ring.putLong(at, offset);
       }
     }
-    return buffer(52 + slots.length).putInt(0x5eed).putLong(last).putLong(base).putInt(head).putInt(size)
-        .putLong(units.size()).putInt(0xf00d).putLong(longest).putInt(52).put(slots).array();
+    return buffer(36 + slots.length).putInt(0x5eed).putLong(last).putLong(base).putInt(head).putInt(size)
+        .putLong(units.size()).put(slots).array();
   }
 
   private static ByteBuffer buffer(int bytes) {

@@ -4,10 +4,9 @@
 -- A value's header fingerprint covers the rule and the windows that wrote it (the rule's own
 -- fingerprint, rfp, stands for the key's own windows under the definition), so a value of the
 -- same rule under other windows is not current state for the item. Before it is treated as
--- absent, carry_value looks for rfp in it: in the header of a fixed-size value of the key's own
--- windows (which the item then carries), or at its end with the windows that wrote it
--- (values.lua); in a log's header, with its longest period and header size
--- (sliding_log_ring.lua). If it is there, the value is converted to the item's
+-- absent, carry_value looks for rfp in it: in the header of a value of the key's own windows
+-- (which the item then carries), or at its end, after the windows that wrote it (values.lua)
+-- or, for a log, after its longest period and header size (sliding_log_ring.lua). If it is there, the value is converted to the item's
 -- windows as it stood at its latest time, written, and decided on as current state. Only this
 -- path, taken once per change of a key's windows, pays for it.
 --
@@ -18,6 +17,11 @@
 -- at most a full bucket (the leaky bucket's longest queue: max_wait and a whole limit), laid out
 -- in the new interval. The log is one for every window: its units inside the old longest window
 -- are kept, the newest up to the new largest limit, and count in every window.
+
+-- The slot width of a log whose windows' longest period is `longest` (SlidingLog.slotWidth).
+local function slot_width(longest)
+  return longest <= 2147483648 and 4 or longest <= 70368744177664 and 6 or 8
+end
 
 -- Window i of the item's matched period in the old windows (periods p[1..n]), or nil.
 local function carry_match(it, i, period, n)
@@ -106,24 +110,46 @@ local function carry_fields(it, raw, last)
   return pack_fields(it, last, f, size)
 end
 
--- The log that other windows of this rule wrote, laid out for the item; nil if it is not one.
+-- The log that other windows of this rule wrote, laid out for the item; nil if it is not one. A
+-- log of the key's own windows (the rule's fingerprint in its header) is read by the windows the
+-- item carries; another ends with its longest period, header size and the rule's fingerprint.
 local function carry_log(call, key, it, raw)
   if #raw < LOG_HEADER then
     return nil
   end
-  local _, last, base, head, size, _, rfp, longest, hdr = struct.unpack(LOG_FORMAT, raw)
-  if rfp ~= it.rfp or last < it.fresh then
+  local fp, last, base, head, size = struct.unpack('<I4i8i8I4I4', raw)
+  if last < it.fresh then
     return nil
   end
-  local W = longest <= 2147483648 and 4 or longest <= 70368744177664 and 6 or 8
-  if #raw >= LOG_CACHED then
-    raw = redis.call('GET', key) -- a large value, of which the decision read only a prefix
+  local own, longest, hdr, trailer = it.own, 0, 0, 0
+  if own and fp == it.rfp then
+    local cap = 0
+    for j = 1, own.n do
+      if own.period[j] > longest then longest = own.period[j] end
+      if own.limit[j] > cap then cap = own.limit[j] end
+    end
+    hdr = LOG_HEADER
+    if LOG_HEADER + slot_width(longest) * cap >= LOG_CACHED then hdr = LOG_HEADER + 4 + 4 * own.n end
+  else
+    if #raw >= LOG_CACHED then
+      raw = redis.call('GET', key) -- a large value, of which the decision read only a prefix
+    end
+    local rfp
+    longest, hdr, rfp = struct.unpack('<i8I2I4', raw, #raw - LOG_TRAILER + 1)
+    if rfp ~= it.rfp then
+      return nil
+    end
+    trailer = LOG_TRAILER
   end
-  local len = (#raw - hdr) / W
-  if hdr > LOG_HEADER then
+  if hdr > LOG_HEADER and #raw >= LOG_CACHED then
+    raw = redis.call('GET', key)
+  end
+  local W = slot_width(longest)
+  local len = (#raw - hdr - trailer) / W
+  if hdr > LOG_HEADER and #raw >= hdr then
     len = struct.unpack('<I4', raw, LOG_HEADER + 1)
   end
-  if len % 1 ~= 0 or size > len or #raw < hdr + len * W then
+  if len % 1 ~= 0 or size > len or #raw ~= hdr + len * W + trailer then
     return nil
   end
   -- The units inside the old longest window, oldest first; the newest up to the new cap.
@@ -141,14 +167,14 @@ local function carry_log(call, key, it, raw)
   for k = #units - kept + 1, #units do
     slots[#slots + 1] = struct.pack(nfmt, math.max(0, units[k] - new_base))
   end
-  local header = struct.pack(LOG_FORMAT, it.fp, last, new_base, 0, kept, kept, it.rfp, it.longest, it.log_header)
+  local header = struct.pack(LOG_FORMAT, it.fp, last, new_base, 0, kept, kept)
   if it.log_header > LOG_HEADER then
     -- A large rule's length, and cursors that search every unit held.
     local cursors = {}
     for i = 1, it.n do cursors[i] = kept end
     header = header .. struct.pack('<I4' .. string.rep('I4', it.n), kept, unpack(cursors))
   end
-  return header .. table.concat(slots)
+  return header .. table.concat(slots) .. it.log_trailer
 end
 
 -- The key's value `raw` (nil: read it here, as the decision did) converted to the item's

@@ -19,14 +19,13 @@
 local sliding_log
 do
   -- The header without seq (at SEQ_AT), which only an admission needs.
-  -- The header up to seq (SEQ_FORMAT), which an admission rewrites.
-  local HEAD_FORMAT, SEQ_AT, SEQ_FORMAT = '<I4i8i8I4I4', 29, '<I4i8i8I4I4i8'
+  local HEAD_FORMAT, SEQ_AT = '<I4i8i8I4I4', 29
 
   -- The header of a value that holds this rule's current state: fp, last, base, head, size and
   -- the ring's length; nil when the value is absent, not a log, another definition's or from
   -- before the rule came back.
   local function current(it, raw)
-    local total = raw and #raw or 0
+    local total = raw and #raw - #it.log_trailer or 0
     if total < LOG_HEADER or (total - LOG_HEADER) % it.extra ~= 0 then
       return nil
     end
@@ -75,9 +74,8 @@ do
     local unit = struct.pack(fmt, t - base)
     for _ = 1, cost do slots[#slots + 1] = unit end
     local held = #slots
-    return struct.pack(LOG_FORMAT, it.fp, t, base, held % len, held, seq + cost, it.rfp, it.longest, LOG_HEADER)
-      .. table.concat(slots)
-      .. string.rep('\0', (len - held) * W)
+    return struct.pack(LOG_FORMAT, it.fp, t, base, held % len, held, seq + cost) .. table.concat(slots)
+      .. string.rep('\0', (len - held) * W) .. it.log_trailer
   end
 
   -- The decision of item `it` on `raw`, the key's value (false: none), at `now`: reason, the
@@ -89,10 +87,11 @@ do
     local cost, W, fp, fresh, over = it.cost, it.extra, it.fp, it.fresh, it.over
     local fmt, max_offset, cap = SLOT_FORMAT[W], MAX_OFFSET[W], it.maxlimit
     local px = ttl_px(it, it.longest)
-    local full, unpack = it.log_full, struct.unpack
+    local full, unpack, trailer = it.log_full, struct.unpack, #it.log_trailer
     return function(raw, now, undo)
-      -- current(), inline: a call costs more than the read.
-      local total = raw and #raw or 0
+      -- current(), inline: a call costs more than the read. (The common admission below keeps
+      -- a trailer, as it keeps every byte after the new units.)
+      local total = raw and #raw - trailer or 0
       local last, base, head, size, len, value_fp
       if total >= LOG_HEADER then
         value_fp, last, base, head, size = struct.unpack(HEAD_FORMAT, raw)
@@ -123,15 +122,14 @@ do
       end
       -- The common admission: the ring keeps its length (it has room, or is at cap and
       -- overwrites its oldest units, which the decision found outside every window that counts
-      -- them) and the new units do not wrap around its end. The new value is the new header (its
-      -- part after seq, fixed by the item, as read), the slots before the head, the new units and
-      -- the slots after them, made as one string.
+      -- them) and the new units do not wrap around its end. The new value is the new header, the
+      -- slots before the head, the new units and the slots after them, made as one string.
       local at = LOG_HEADER + head * W
       local units = string.rep(struct.pack(fmt, since), cost)
-      local header = struct.pack(SEQ_FORMAT, fp, t, base, (head + cost) % len, math.min(size + cost, len),
+      local header = struct.pack(LOG_FORMAT, fp, t, base, (head + cost) % len, math.min(size + cost, len),
         struct.unpack('<i8', raw, SEQ_AT) + cost)
       return REASON_NONE, t, true,
-        header .. string.sub(raw, SEQ_AT + 8, at) .. units .. string.sub(raw, at + cost * W + 1), px
+        header .. string.sub(raw, LOG_HEADER + 1, at) .. units .. string.sub(raw, at + cost * W + 1), px
     end
   end
 
@@ -144,7 +142,7 @@ do
 
   -- The value of a key with no state that records a decision's time t (explicit times).
   local function created(it, t)
-    return struct.pack(LOG_FORMAT, it.fp, t, t, 0, 0, 0, it.rfp, it.longest, LOG_HEADER)
+    return struct.pack(LOG_FORMAT, it.fp, t, t, 0, 0, 0) .. it.log_trailer
   end
 
   -- Per window, from the value as decided at t: remaining, the limit less the units inside the

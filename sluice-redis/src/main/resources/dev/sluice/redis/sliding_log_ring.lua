@@ -7,13 +7,14 @@
 --   fp    uint32   rule fingerprint          last  int64   latest time seen
 --   base  int64    slots hold (t - base)     head  uint32  next slot to write
 --   size  uint32   units held (<= len)       seq   int64   units ever admitted, less refunds
---   rfp   uint32   the rule's own fingerprint (fp also covers the key's windows)
---   longest int64  the windows' longest period  hdr  uint32  this header's size
--- (the last three tell carry.lua how to read a value that other windows wrote)
 -- and, for a large rule (one whose values can reach LOG_CACHED bytes):
 --   len   uint32   slots in the ring
 --   then per window a uint32: how many of the newest units include every unit inside the
 --   window as of the last commit that searched slot by slot (the window's cursor).
+-- A value written under other windows than the key's own (a live limit) ends, after the ring,
+-- with what carry.lua needs to read it under yet other windows (it.log_trailer, LOG_TRAILER
+-- bytes): the windows' longest period (int64), the header's size (uint16), the rule's own
+-- fingerprint (uint32). A value of the key's own windows has no such end.
 -- A slot of W bytes spans 2^(8W) us from base (4 bytes: 71 minutes; 6: 8.9 years); when now
 -- outgrows that, base moves up to now - longest period and older units are clamped to it, which
 -- changes no answer since they are outside every window. The Java side picks the narrowest
@@ -26,8 +27,9 @@
 -- decision: its first LOG_CACHED bytes are read with one GETRANGE (the whole value while it is
 -- that small), and beyond that its slots one by one, each at most once per decision.
 
-local LOG_HEADER = 52
-local LOG_FORMAT = '<I4i8i8I4I4i8I4i8I4'
+local LOG_HEADER = 36
+local LOG_FORMAT = '<I4i8i8I4I4i8'
+local LOG_TRAILER = 14
 -- The size of value read whole: a rule whose values can outgrow it is a large rule.
 local LOG_CACHED = 1024
 -- By slot width: struct's format of one slot, and the largest offset from base it holds (every
@@ -68,6 +70,7 @@ local function log_layout(it)
     it.log_header, it.log_format = LOG_HEADER + 4 + 4 * it.n, LOG_FORMAT .. string.rep('I4', 1 + it.n)
   end
   it.log_full = log_rule(it, it.log_header)
+  it.log_trailer = it.own and struct.pack('<i8I2I4', it.longest, it.log_header, it.rfp) or ''
 end
 
 -- The ring length after growing one of `len` slots that must hold `needed` units, up to `cap`:
@@ -195,14 +198,13 @@ local function log_rebuild(state, len, base)
   state.base = base
   state.len = len
   state.head = state.size % len
-  state.raw = string.rep('\0', state.hdr) .. units .. string.rep('\0', (len - state.size) * state.W)
+  state.raw = string.rep('\0', state.hdr) .. units .. string.rep('\0', (len - state.size) * state.W) .. state.trailer
 end
 
 -- The header as the state now stands (a large rule's with its length and cursors).
 local function log_header(state, it)
   if state.hdr == LOG_HEADER then
-    return struct.pack(LOG_FORMAT, it.fp, state.last, state.base, state.head, state.size, state.seq, it.rfp,
-      it.longest, LOG_HEADER)
+    return struct.pack(LOG_FORMAT, it.fp, state.last, state.base, state.head, state.size, state.seq)
   end
   local inside, cur = {}, state.cur
   for i = 1, it.n do
@@ -210,8 +212,8 @@ local function log_header(state, it)
     if count < 0 then count = 0 elseif count > state.size then count = state.size end
     inside[i] = count
   end
-  return struct.pack(it.log_format, it.fp, state.last, state.base, state.head, state.size, state.seq, it.rfp,
-    it.longest, state.hdr, state.len, unpack(inside, 1, it.n))
+  return struct.pack(it.log_format, it.fp, state.last, state.base, state.head, state.size, state.seq, state.len,
+    unpack(inside, 1, it.n))
 end
 
 -- Writes the header (and, when the value is held here, everything) back. A commit passes the

@@ -54,8 +54,8 @@ class RepliesTest {
 
   /** sliding_log value with slots of {@code width} bytes: header, then the ring, oldest unit first from slot 0. */
   private static byte[] logValue(int width, long last, long base, int len, long... units) {
-    ByteBuffer b = buffer(52 + width * len).putInt(7).putLong(last).putLong(base)
-        .putInt(units.length % len).putInt(units.length).putLong(units.length).putInt(8).putLong(0).putInt(52);
+    ByteBuffer b = buffer(36 + width * len).putInt(7).putLong(last).putLong(base)
+        .putInt(units.length % len).putInt(units.length).putLong(units.length);
     for (long u : units) {
       long rel = u - base;
       b.putInt((int) rel);
