@@ -6,9 +6,10 @@
 -- same rule under other windows is not current state for the item. Before it is treated as
 -- absent, carry_value looks for rfp in it: in the header of a value of the key's own windows
 -- (which the item then carries), or at its end, after the windows that wrote it (values.lua)
--- or, for a log, after its longest period and header size (sliding_log_ring.lua). If it is there, the value is converted to the item's
--- windows as it stood at its latest time, written, and decided on as current state. Only this
--- path, taken once per change of a key's windows, pays for it.
+-- or, for a log, after its longest period and header size (sliding_log_ring.lua). If it is
+-- there, the value is converted to the item's windows as it stood at its latest time, written,
+-- and decided on as current state. Only this path, taken once per change of a key's windows,
+-- pays for it.
 --
 -- Windows are matched by period: a window of the new set whose period the old set has takes
 -- that window's consumption, a new period starts empty, a dropped one is forgotten. Counters
@@ -23,7 +24,7 @@ local function slot_width(longest)
   return longest <= 2147483648 and 4 or longest <= 70368744177664 and 6 or 8
 end
 
--- Window i of the item's matched period in the old windows (periods p[1..n]), or nil.
+-- The old window (of periods period[1..n]) with window i's period, or nil.
 local function carry_match(it, i, period, n)
   for j = 1, n do
     if period[j] == it.period[i] then
@@ -101,8 +102,8 @@ local function carry_fields(it, raw, last)
         local interval = it.aux1[i]
         local most = it.limit[i] * interval
         if code == 5 then most = most + it.extra end
-        local b = carry_backlog(old[from[j]] - last, math.max(1, floordiv(period[j] + limit[j] - 1, limit[j])),
-          interval, most)
+        local was = math.max(1, floordiv(period[j] + limit[j] - 1, limit[j])) -- the old interval
+        local b = carry_backlog(old[from[j]] - last, was, interval, most)
         if b > 0 then f[i] = last + b end
       end
     end
