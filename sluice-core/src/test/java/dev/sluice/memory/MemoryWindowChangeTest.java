@@ -44,6 +44,20 @@ class MemoryWindowChangeTest extends WindowChangeConformanceTest {
   }
 
   @Test
+  void aCarriedStateWithoutRoomForItsBytesIsDeniedStoreFullAndTheOldStateStays() {
+    Rule rule = Rule.builder("sw").algorithm(Algorithm.SLIDING_WINDOW).window(10, Duration.ofSeconds(1)).build();
+    long one = MemoryStore.keyBytes("k") + MemoryStore.newStateBytes(rule, rule.windows());
+    MemoryStore store = MemoryStore.builder().ticker(new FakeTicker()).maxBytes(one + 8).build();
+    decide(store, rule, rule.windows(), 1_000_000, 3);
+    List<Window> more = List.of(Window.perSeconds(10, 1), Window.perSeconds(100, 3600));
+    var d = store.decideSync(new Batch(List.of(new ResolvedItem(rule, "k", 1, more)), 1_000_000)).get(0);
+    assertThat(d.reason()).isEqualTo(dev.sluice.DenyReason.STORE_FULL);
+    assertThat(store.recount()).containsExactly(1, store.bytes());
+    var kept = store.decideSync(new Batch(List.of(new ResolvedItem(rule, "k", 0, rule.windows())), 1_000_000)).get(0);
+    assertThat(kept.windows().get(0).remaining()).isEqualTo(7);
+  }
+
+  @Test
   void aStateReplacedByItsCarriedTwinIsNeverDecidedOnAgain() {
     MemoryStore store = MemoryStore.builder().ticker(new FakeTicker()).build();
     Rule rule = Rule.builder("r").algorithm(Algorithm.TOKEN_BUCKET).window(5, Duration.ofSeconds(60)).build();
