@@ -45,8 +45,20 @@ public final class FixedWindow extends KeyState {
   }
 
   @Override
+  void carry(KeyState old, int[] match, long t0) {
+    FixedWindow o = (FixedWindow) old;
+    for (int j = 0; j < match.length; j++) {
+      if (match[j] >= 0) {
+        index[j] = o.index[match[j]];
+        count[j] = o.count[match[j]];
+      }
+    }
+  }
+
+  @Override
   long remaining(long now, int i) {
-    return limits[i] - current(now, i);
+    // A count carried from a larger limit may be above this one.
+    return Math.max(0, limits[i] - current(now, i));
   }
 
   @Override

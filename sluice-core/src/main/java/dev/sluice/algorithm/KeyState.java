@@ -36,8 +36,8 @@ import java.util.concurrent.locks.LockSupport;
 public abstract class KeyState {
   private static final AtomicLong SEQUENCE = new AtomicLong();
   private static final VarHandle VERSION;
-  /** This class's fields: four longs, four references, two booleans. */
-  private static final long FIELDS = 4 * 8 + 4 * Heap.REF + 2;
+  /** This class's fields: four longs, five references, two booleans. */
+  private static final long FIELDS = 4 * 8 + 5 * Heap.REF + 2;
 
   static {
     try {
@@ -52,6 +52,8 @@ public abstract class KeyState {
   private volatile long version;
 
   public final long order = SEQUENCE.getAndIncrement();
+  /** The windows this state counts by: the key's windows when it was made (or carried to). */
+  private final List<Window> windowList;
   final long[] limits;
   final long[] periods;
   final long longestPeriod;
@@ -73,6 +75,7 @@ public abstract class KeyState {
   public Object account;
 
   KeyState(List<Window> windows) {
+    windowList = windows;
     int n = windows.size();
     limits = new long[n];
     periods = new long[n];
@@ -84,6 +87,63 @@ public abstract class KeyState {
     }
     longestPeriod = longest;
     scratch = new Eval(n);
+  }
+
+  /**
+   * Whether this state counts by {@code windows}: on the hot path the same list object, compared
+   * by reference before its elements.
+   */
+  public final boolean countsBy(List<Window> windows) {
+    return windows == windowList || windows.equals(windowList);
+  }
+
+  /**
+   * Takes over {@code old}'s consumption, {@code old} being a state of the same rule definition
+   * (so of this class, and the same precision) for other windows; called under {@code old}'s
+   * lock, before this state is published. Windows are matched by period: a window of this state
+   * whose period {@code old} has inherits that window's consumption as it stood at the key's
+   * latest decision; a window with a new period starts empty (the log of {@code sliding_log},
+   * shared by every window, is kept as a whole: see {@link SlidingLog#carry}). The latest time
+   * seen carries too.
+   */
+  public final void carryFrom(KeyState old) {
+    lastSeen = old.lastSeen;
+    account = old.account;
+    if (lastSeen == Long.MIN_VALUE) {
+      return;
+    }
+    int[] match = new int[limits.length];
+    for (int j = 0; j < match.length; j++) {
+      match[j] = -1;
+      for (int i = 0; i < old.periods.length; i++) {
+        if (old.periods[i] == periods[j]) {
+          match[j] = i;
+          break;
+        }
+      }
+    }
+    carry(old, match, lastSeen);
+  }
+
+  /**
+   * {@link #carryFrom}'s algorithm part: window j takes over window {@code match[j]} of
+   * {@code old} (-1: none), as of {@code t0}, the key's latest time. Every algorithm overrides
+   * it; the default keeps nothing.
+   */
+  void carry(KeyState old, int[] match, long t0) {}
+
+  /**
+   * The backlog {@code b} µs of a schedule with emission interval {@code from}, rescaled to
+   * interval {@code to}: kept in whole units (a unit partly refilled counts as consumed), at
+   * most {@code maxUnits}. Exact in the Redis script's doubles, as products stay below the
+   * periods.
+   */
+  static long rescale(long b, long from, long to, long maxUnits) {
+    if (b <= 0) {
+      return 0;
+    }
+    long units = Math.min(maxUnits, (b + from - 1) / from);
+    return units * to;
   }
 
   /**

@@ -44,6 +44,12 @@ public final class SlidingLog extends KeyState {
   /** The stored value's header: fingerprint, latest time, base, head, size, seq. */
   private static final int STORED_HEADER = 36;
   /**
+   * What a value written under other windows than its key's own (a live limit) ends with: the
+   * windows' longest period, the header's size and the rule's own fingerprint, for a conversion
+   * to yet other windows.
+   */
+  private static final int STORED_TRAILER = 14;
+  /**
    * Slots of 4 bytes reach 2^32 µs (71 minutes) from their base, which moves up when now
    * outgrows them: periods up to 2^31 µs get them, so the base moves at most every 35 minutes.
    */
@@ -260,6 +266,25 @@ public final class SlidingLog extends KeyState {
     return lo;
   }
 
+  /**
+   * The log is one for every window and cannot tell which window a unit counted in, so it is
+   * kept as a whole: the units inside the old longest window at {@code t0} (older ones count in
+   * no old window and are dropped), the newest of them up to the new largest limit. Every window
+   * counts them: a kept window exactly as before, a new one the units the log holds within it.
+   */
+  @Override
+  void carry(KeyState old, int[] match, long t0) {
+    SlidingLog o = (SlidingLog) old;
+    int kept = (int) Math.min(capacity, o.newerThan(t0 - o.longestPeriod, o.size));
+    long[] next = new long[Math.max(ring.length, kept)];
+    for (int k = kept; k >= 1; k--) {
+      next[kept - k] = o.recent(k);
+    }
+    ring = next;
+    size = kept;
+    head = kept == next.length ? 0 : kept;
+  }
+
   @Override
   long remaining(long now, int i) {
     return limits[i] - inWindow(now, i);
@@ -283,7 +308,8 @@ public final class SlidingLog extends KeyState {
    * key ({@code length} bytes of {@code b} at {@code from}), decided at {@code now}: the value
    * written by an admission, or read by a denial. The value is the header (fingerprint, latest
    * time, base, head, size, seq) and a ring of slots, each a unit's time less base; the newest
-   * unit is in the slot before head.
+   * unit is in the slot before head. A value of other windows than the key's own under the rule
+   * (a live limit) ends with {@link #STORED_TRAILER} more bytes.
    *
    * @throws IllegalArgumentException if those bytes are not such a value for the item's windows
    */
@@ -294,6 +320,10 @@ public final class SlidingLog extends KeyState {
       longest = Math.max(longest, w.periodMicros());
     }
     int width = slotWidth(longest);
+    List<Window> own = item.rule().windowsFor(item.key());
+    if (item.windows() != own && !item.windows().equals(own)) {
+      length -= STORED_TRAILER;
+    }
     if (length < STORED_HEADER + width || (length - STORED_HEADER) % width != 0) {
       throw new IllegalArgumentException("a sliding_log value of " + length + " bytes");
     }

@@ -101,9 +101,22 @@ public final class SlidingWindow extends KeyState {
     }
   }
 
+  /** A kept window has the same buckets (its period and the rule's precision are the same): copied. */
+  @Override
+  void carry(KeyState old, int[] match, long t0) {
+    SlidingWindow o = (SlidingWindow) old;
+    for (int j = 0; j < match.length; j++) {
+      if (match[j] >= 0) {
+        System.arraycopy(o.slotIndex, o.base[match[j]], slotIndex, base[j], buckets[j] + 1);
+        System.arraycopy(o.slotCount, o.base[match[j]], slotCount, base[j], buckets[j] + 1);
+      }
+    }
+  }
+
   @Override
   long remaining(long now, int i) {
-    return limits[i] - sum(now, i);
+    // A count carried from a larger limit may be above this one.
+    return Math.max(0, limits[i] - sum(now, i));
   }
 
   @Override

@@ -6,8 +6,9 @@ import java.nio.ByteOrder;
 
 /**
  * The value the Redis store keeps under a key ({@code values.lua}): little-endian integers, a
- * header of the rule's fingerprint (uint32) and the latest time the key has seen (int64, µs),
- * then the algorithm's own fields, which its class reads.
+ * header of the fingerprint of the rule and the key's windows (uint32) and the latest time the
+ * key has seen (int64, µs), then the algorithm's own fields, which its class reads. A value of
+ * fixed size written under other windows than its rule's own ends with them ({@link #trailer}).
  */
 final class StoredValue {
   /** fingerprint, latest time. */
@@ -18,6 +19,15 @@ final class StoredValue {
   private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
 
   private StoredValue() {}
+
+  /**
+   * The bytes a fixed-size value of other windows than its rule's own ends with, for
+   * {@code windows} windows: per window limit and
+   * period (int64), then the rule's own fingerprint (uint32) and the window count (uint16).
+   */
+  static int trailer(int windows) {
+    return 16 * windows + 6;
+  }
 
   /** The latest time recorded in the value at {@code from}. */
   static long last(byte[] b, int from) {

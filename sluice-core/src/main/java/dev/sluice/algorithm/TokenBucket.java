@@ -76,6 +76,18 @@ public final class TokenBucket extends KeyState {
     }
   }
 
+  /** Each kept window's backlog at {@code t0}, rescaled to its new interval, at most a full bucket. */
+  @Override
+  void carry(KeyState old, int[] match, long t0) {
+    TokenBucket o = (TokenBucket) old;
+    for (int j = 0; j < match.length; j++) {
+      if (match[j] >= 0) {
+        long b = rescale(ahead(o.tat[match[j]], t0), o.interval[match[j]], interval[j], limits[j]);
+        tat[j] = b == 0 ? Long.MIN_VALUE : t0 + b;
+      }
+    }
+  }
+
   @Override
   long remaining(long now, int i) {
     long backlog = ahead(tat[i], now);
@@ -99,15 +111,18 @@ public final class TokenBucket extends KeyState {
 
   /**
    * The report of a decision on {@code item} from the value {@code token_bucket.lua} keeps for its
-   * key ({@code length} bytes of {@code b} at {@code from}: the header, then each window's TAT as
-   * an int64), decided at {@code now}: the value written by an admission, or read by a denial.
+   * key ({@code length} bytes of {@code b} at {@code from}: the header, each window's TAT as an
+   * int64, then for other windows than the rule's own those windows, {@link StoredValue#trailer}),
+   * decided at {@code now}:
+   * the value written by an admission, or read by a denial.
    *
    * @throws IllegalArgumentException if those bytes are not a value for the item's windows
    */
   public static List<WindowState> reportStored(ResolvedItem item, boolean allowed, byte[] b, int from, int length,
       long now) {
     List<Window> windows = item.windows();
-    if (length != StoredValue.HEADER + 8 * windows.size()) {
+    int fields = StoredValue.HEADER + 8 * windows.size();
+    if (length != fields && length != fields + StoredValue.trailer(windows.size())) {
       throw new IllegalArgumentException("a token_bucket value of " + length + " bytes for " + windows.size()
           + " windows");
     }

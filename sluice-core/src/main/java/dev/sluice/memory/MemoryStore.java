@@ -198,10 +198,17 @@ public final class MemoryStore implements Store {
     while (true) {
       Table t = table(rule);
       KeyState s = t.keys.get(key);
-      if (s != null) {
-        return s;
-      }
       List<Window> ws = windows != null ? windows : rule.windowsFor(key);
+      if (s != null) {
+        if (s.countsBy(ws)) {
+          return s;
+        }
+        KeyState carried = carry(t, key, s, ws);
+        if (carried == s) {
+          continue; // evicted or replaced meanwhile: look it up again
+        }
+        return carried;
+      }
       long bytes = keyBytes(key) + newStateBytes(rule, ws);
       Budget.Refusal r = budget.reserve(t.account, 1, bytes);
       if (r == Budget.Refusal.POOL || r == Budget.Refusal.STORE) {
@@ -224,6 +231,44 @@ public final class MemoryStore implements Store {
         return prior;
       }
       return created;
+    }
+  }
+
+  /**
+   * Replaces {@code s}, the state of {@code key} for other windows, by a state for {@code ws}
+   * that carries its consumption ({@link KeyState#carryFrom}). Done under {@code s}'s lock, like
+   * an eviction: {@code s} is marked dead, so a decider that found it looks the key up again and
+   * finds the new state. Answers {@code s} itself when it was dead already (the caller looks the
+   * key up again), and null when the new state is larger and the budget has no room for the
+   * difference: the item is then denied {@code store_full} and the old state stays.
+   */
+  private KeyState carry(Table t, String key, KeyState s, List<Window> ws) {
+    KeyState next = newState(t.rule, ws);
+    s.lock();
+    try {
+      if (s.dead) {
+        return s;
+      }
+      next.carryFrom(s);
+      Budget.Account account = account(s);
+      long growth = next.bytes() - s.bytes();
+      if (growth > 0) {
+        Budget.Refusal r = budget.reserve(account, 0, growth);
+        if (r != null && r != Budget.Refusal.RETIRED) {
+          return null;
+        }
+      } else if (growth < 0) {
+        budget.release(account, 0, -growth);
+      }
+      s.dead = true;
+      t.keys.replace(key, s, next);
+      if (next.lastSeen != Long.MIN_VALUE) {
+        // Other windows may empty sooner: the bound of when a held key becomes idle must not lag.
+        budget.idleAt(account, next.idleAt(next.lastSeen));
+      }
+      return next;
+    } finally {
+      s.unlock();
     }
   }
 

@@ -54,12 +54,14 @@ class StoredValueProperties {
   @Property(tries = 300)
   void aSlidingLogValueReportsAsTheMemoryStateThatHoldsTheSameUnits(@ForAll("windows") List<Window> windows,
       @ForAll("traces") List<Step> trace, @ForAll boolean sixByteSlots, @ForAll @IntRange(max = 40) int spareSlots,
-      @ForAll long layoutSeed) {
+      @ForAll long layoutSeed, @ForAll boolean liveLimit) {
     List<Window> ws = new ArrayList<>(windows);
     if (sixByteSlots) {
       ws.add(THREE_HOURS); // a window over 2^31 µs widens every slot to 6 bytes
     }
-    Rule rule = Rule.builder("log").algorithm(Algorithm.SLIDING_LOG).windows(ws).build();
+    // Under a live limit the key's windows are not its rule's, and its value ends with 14 more bytes.
+    Rule rule = Rule.builder("log").algorithm(Algorithm.SLIDING_LOG)
+        .windows(liveLimit ? List.of(Window.of(7, Duration.ofMinutes(7))) : ws).build();
     List<Long> units = new ArrayList<>();
     Random layout = new Random(layoutSeed);
     replay(new SlidingLog(ws), trace, (memory, now, t, cost, fits) -> {
@@ -69,10 +71,12 @@ class StoredValueProperties {
         }
       }
       byte[] value = logValue(ws, units, memory.lastSeen, spareSlots, layout);
-      // Somewhere inside a reply, as the store hands it over.
-      byte[] reply = new byte[value.length + 24];
+      int length = value.length + (liveLimit ? 14 : 0);
+      // Somewhere inside a reply, as the store hands it over (the live limit's end: any bytes).
+      byte[] reply = new byte[length + 24];
+      layout.nextBytes(reply);
       System.arraycopy(value, 0, reply, 16, value.length);
-      return SlidingLog.reportStored(item(rule, cost), fits, reply, 16, value.length, now);
+      return SlidingLog.reportStored(new ResolvedItem(rule, "k", cost, ws), fits, reply, 16, length, now);
     });
   }
 
@@ -89,10 +93,15 @@ class StoredValueProperties {
           tat[i] = Math.max(tat[i], t) + cost * TokenBucket.emissionInterval(w.limit(), w.periodMicros());
         }
       }
-      ByteBuffer value = buffer(12 + 8 * ws.size()).putInt(0x5eed).putLong(memory.lastSeen);
+      ByteBuffer value = buffer(12 + 8 * ws.size() + StoredValue.trailer(ws.size())).putInt(0x5eed)
+          .putLong(memory.lastSeen);
       for (long x : tat) {
         value.putLong(x);
       }
+      for (Window w : ws) {
+        value.putLong(w.limit()).putLong(w.periodMicros());
+      }
+      value.putInt(0xf00d).putShort((short) ws.size());
       return TokenBucket.reportStored(item(rule, cost), fits, value.array(), 0, value.capacity(), now);
     });
   }

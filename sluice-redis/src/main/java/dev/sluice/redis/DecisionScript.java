@@ -45,7 +45,7 @@ import java.util.regex.Pattern;
 final class DecisionScript {
   static final List<String> PARTS = List.of(
       "values.lua", "items.lua", "sliding_log_ring.lua", "sliding_log_large.lua", "sliding_log.lua",
-      "sliding_window.lua", "fixed_window.lua", "token_bucket.lua", "leaky_bucket.lua", "requests.lua",
+      "sliding_window.lua", "fixed_window.lua", "token_bucket.lua", "leaky_bucket.lua", "carry.lua", "requests.lua",
       "decide.lua");
 
   private static final byte[] BODY = assemble();

@@ -17,9 +17,14 @@ import java.util.List;
 /**
  * An item's script argument, a JSON array of integers (one argument that the script decodes with
  * one {@code cjson.decode}, about half the server's cost of a separate argument per number):
- * algorithm code, cost, fresh time ({@code false}: none), shadow flag, rule fingerprint, window
- * count, one algorithm-specific number, the store's TTL slack in milliseconds, and per window
- * limit, period and the numbers the algorithm derives from them (none, one or two). Everything
+ * algorithm code, cost, fresh time ({@code false}: none), shadow flag, the fingerprint values are
+ * written with (the rule's own for a key's own windows under the definition, else {@link
+ * #fingerprint(int, List)} of the rule and the item's windows), window count, one
+ * algorithm-specific number, the store's TTL slack in milliseconds, the rule's own fingerprint,
+ * and per window limit, period and the numbers the algorithm derives from them (none, one or
+ * two); for other windows than the key's own (a live limit), then the key's own (count, then
+ * limit and period of each), under which a value with the rule's own fingerprint was written
+ * (carry.lua converts it). Everything
  * but cost and fresh time is fixed by the store, rule and windows, encoded once and validated
  * against what the script's double-precision arithmetic represents exactly. The script decodes
  * an argument once and keeps it, so the few distinct arguments of a rule cost one lookup.
@@ -107,7 +112,12 @@ final class ItemShape {
    * @throws UnsupportedRuleException if a window or max_wait is beyond what the Redis store
    *     supports (the limiter refuses such rules before they are used: see {@link #check(Rule)})
    */
-  static ItemShape of(Rule rule, List<Window> windows, int fingerprint, long ttlSlackMillis) {
+  /**
+   * The shape of the items of {@code rule} whose windows are {@code windows}, for keys whose own
+   * windows under the rule's definition are {@code own} when {@code windows} are others (a live
+   * limit), or null when they are the key's own.
+   */
+  static ItemShape of(Rule rule, List<Window> windows, List<Window> own, int fingerprint, long ttlSlackMillis) {
     check(rule, overrideOf(rule, windows), windows);
     long longest = 0;
     for (Window w : windows) {
@@ -116,11 +126,15 @@ final class ItemShape {
     long extra = switch (rule.algorithm()) {
       case SLIDING_LOG -> SlidingLog.slotWidth(longest);
       case LEAKY_BUCKET -> LeakyBucket.maxWaitMicros(rule, windows);
+      // For carry.lua: the buckets of windows the item does not have.
+      case SLIDING_WINDOW -> rule.precision();
       default -> 0;
     };
     StringBuilder t = new StringBuilder();
-    t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(fingerprint))
-        .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis);
+    int written = own == null ? fingerprint : fingerprint(fingerprint, windows);
+    t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(written))
+        .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis)
+        .append(',').append(Integer.toUnsignedLong(fingerprint));
     // Per window: limit, period, then only the numbers the algorithm uses (read_item in
     // items.lua), derived by the algorithm's class as for the memory store: each number costs
     // the server a conversion on every call.
@@ -134,6 +148,12 @@ final class ItemShape {
           t.append(',').append(width).append(',').append(SlidingWindow.bucketCount(p, width));
         }
         default -> { }
+      }
+    }
+    if (own != null) {
+      t.append(',').append(own.size());
+      for (Window w : own) {
+        t.append(',').append(w.limit()).append(',').append(w.periodMicros());
       }
     }
     t.append(']');
@@ -247,6 +267,25 @@ final class ItemShape {
     }
     b.append("shadow=").append(rule.shadow()).append('\n');
     b.append("failure_mode=").append(rule.failureMode()).append('\n');
+    return sha256(b);
+  }
+
+  /**
+   * 32 bits of SHA-256 over the rule's fingerprint and {@code windows}, a key's windows other
+   * than its own under the rule's definition: the fingerprint in the header of the values
+   * written under them, so that a value other windows wrote is never read as current state
+   * (carry.lua converts it).
+   */
+  static int fingerprint(int ruleFingerprint, List<Window> windows) {
+    StringBuilder b = new StringBuilder();
+    b.append(Integer.toUnsignedString(ruleFingerprint)).append('\n');
+    windows(b, windows);
+    int fp = sha256(b);
+    // Never the rule's own: that one says a value was written under the rule's own windows.
+    return fp == ruleFingerprint ? fp ^ 1 : fp;
+  }
+
+  private static int sha256(StringBuilder b) {
     try {
       byte[] d = MessageDigest.getInstance("SHA-256").digest(b.toString().getBytes(StandardCharsets.UTF_8));
       return (d[0] & 0xff) << 24 | (d[1] & 0xff) << 16 | (d[2] & 0xff) << 8 | (d[3] & 0xff);

@@ -63,7 +63,8 @@ public final class RedisStore implements Store {
   private final Map<String, Fresh> freshAfter = new ConcurrentHashMap<>();
   private final RedisPolicyStore policies;
 
-  private record ShapeKey(Rule rule, List<Window> windows) {}
+  /** {@code own}: the key's windows under its rule's definition when {@code windows} are others, else null. */
+  private record ShapeKey(Rule rule, List<Window> windows, List<Window> own) {}
 
   /** Times (µs) before which a rule's state is stale, on the server's clock and on explicit times. */
   private record Fresh(byte[] store, byte[] explicit) {}
@@ -221,11 +222,15 @@ public final class RedisStore implements Store {
   }
 
   private ItemShape shape(ResolvedItem it) {
-    ShapeKey k = new ShapeKey(it.rule(), it.windows());
+    // A key's own windows under the definition (the rule's, or a static override's) are written
+    // as they always were; other windows (a live limit) with what converts the key's state.
+    Rule rule = it.rule();
+    List<Window> own = rule.overrides().isEmpty() ? rule.windows() : rule.windowsFor(it.key());
+    ShapeKey k = new ShapeKey(rule, it.windows(), it.windows() == own || it.windows().equals(own) ? null : own);
     ItemShape s = shapes.get(k);
     if (s == null) {
       int fp = fingerprints.computeIfAbsent(it.rule(), ItemShape::fingerprint);
-      s = ItemShape.of(it.rule(), it.windows(), fp, slackMillis);
+      s = ItemShape.of(it.rule(), it.windows(), k.own(), fp, slackMillis);
       shapes.put(k, s);
     }
     return s;

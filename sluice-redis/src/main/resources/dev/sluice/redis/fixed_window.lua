@@ -1,9 +1,10 @@
 -- fixed_window: one counter per window, for the window [k*P, (k+1)*P) aligned to multiples of P
 -- since the Unix epoch.
 --
--- Value: header, then the count as int64 per window. A count belongs to the window that holds
--- the header's latest time: whenever that time moves into a new window, the count is reset, so
--- no window index needs to be stored. Mirrors dev.sluice.algorithm.FixedWindow.
+-- Value: header, then the count as int64 per window, then the windows (values.lua). A count
+-- belongs to the window that holds the header's latest time: whenever that time moves into a
+-- new window, the count is reset, so no window index needs to be stored. Mirrors
+-- dev.sluice.algorithm.FixedWindow.
 
 local fixed_window
 do
@@ -60,20 +61,20 @@ do
     end
     state.count, state.last, state.present = cur, now, true
     if undo then undo[1] = now end
-    store_fields(call, state.key, it.fp, now, cur, it.n, ttl_px(it, need))
+    store_fields(call, state.key, it, now, cur, it.n, ttl_px(it, need))
   end
 
   local function create(call, state, it, now)
     state.last = now
     state.present = true
-    store_fields(call, state.key, it.fp, now, state.count, it.n, ttl_px(it, 0))
+    store_fields(call, state.key, it, now, state.count, it.n, ttl_px(it, 0))
   end
 
   -- Counts of windows the time has moved out of are reset with it.
   local function touch(call, state, it, now)
     local cur = view(state, it, now)
     state.count, state.last = cur, now
-    store_fields(call, state.key, it.fp, now, cur, it.n, nil)
+    store_fields(call, state.key, it, now, cur, it.n, nil)
   end
 
   -- Per window: remaining, the limit less the current count; reset, the window's end if it
@@ -81,7 +82,8 @@ do
   local function report(state, it, now, numbers, at)
     local cur, ends = view(state, it, now)
     for i = 1, it.n do
-      numbers[at + 1] = it.limit[i] - cur[i]
+      -- A count carried from a larger limit (carry.lua) may be above this one.
+      numbers[at + 1] = math.max(0, it.limit[i] - cur[i])
       numbers[at + 2] = retry_of(state, i)
       numbers[at + 3] = cur[i] > 0 and ends[i] or 0
       at = at + 3
@@ -102,7 +104,7 @@ do
         count[i] = math.max(0, count[i] - it.cost)
       end
     end
-    store_fields(call, key, it.fp, last, count, it.n, nil)
+    store_fields(call, key, it, last, count, it.n, nil)
   end
 
   fixed_window = {

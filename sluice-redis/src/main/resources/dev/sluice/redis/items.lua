@@ -1,13 +1,18 @@
 -- Item arguments, TTLs and what every algorithm's state carries.
 
 -- One item of the request as the Java side encoded it (ItemShape), a JSON array: algorithm code,
--- cost, fresh time (false when no state is too old), shadow (true/false), rule fingerprint,
--- window count, one algorithm-specific number (`extra`: the sliding log's slot width, the leaky
--- bucket's max wait), the TTL slack in milliseconds (see ttl_px), then per window limit, period
+-- cost, fresh time (false when no state is too old), shadow (true/false), fingerprint of the rule
+-- and the item's windows (`fp`, in every value's header), window count, one algorithm-specific
+-- number (`extra`: the sliding log's slot width, the sliding window's precision, the leaky
+-- bucket's max wait), the TTL slack in milliseconds (see ttl_px), the fingerprint of the rule
+-- alone (`rfp`: which values carry.lua may convert; `fp` is the same for a key's own windows
+-- under the definition), then per window limit, period
 -- and the numbers the algorithm derives from them: none for sliding_log (1) and fixed_window
 -- (3), the emission interval for token_bucket (4) and leaky_bucket (5) in aux1, bucket width
 -- and bucket count for sliding_window (2) in aux1 and aux2. One JSON argument decodes in C,
--- cheaper than a separate argument per number.
+-- cheaper than a separate argument per number. An item of other windows than the key's own
+-- under the definition (a live limit) ends with the key's own (`own`: count, then limit and
+-- period each), for carry.lua.
 --
 -- `over` lists the windows whose limit the cost exceeds (false: none); `algorithm` is the
 -- algorithm's table and `px` the usual TTL, both set by requests.lua; an algorithm's prepare adds
@@ -26,7 +31,7 @@ local function read_item(arg)
   local aux2 = derived > 1 and {} or false
   local longest, maxlimit = 0, 0
   local over = false
-  local p = 9
+  local p = 10
   for i = 1, n do
     local l, w = v[p], v[p + 1]
     limit[i], period[i] = l, w
@@ -41,9 +46,25 @@ local function read_item(arg)
     end
     p = p + 2 + derived
   end
+  -- A fixed-size value of other windows than the key's own ends with them (see values.lua); a
+  -- log's header holds what its conversion needs instead.
+  local trailer, own = '', false
+  if v[5] ~= v[9] then
+    own = {n = v[p], limit = {}, period = {}}
+    for j = 1, own.n do
+      own.limit[j], own.period[j] = v[p + 2 * j - 1], v[p + 2 * j]
+    end
+    if code ~= 1 then
+      local parts = {}
+      for i = 1, n do parts[i] = struct.pack('<i8i8', limit[i], period[i]) end
+      parts[n + 1] = struct.pack('<I4I2', v[9], n)
+      trailer = table.concat(parts)
+    end
+  end
   return {
-    code = code, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
-    extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
+    code = code, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], rfp = v[9], n = n,
+    extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2, trailer = trailer,
+    own = own,
     longest = longest, maxlimit = maxlimit, over = over, algorithm = false, px = false,
     fields = false, offsets = false, log_header = false, log_format = false, log_full = false,
     decide = false, by_value = false, reads_whole = false,

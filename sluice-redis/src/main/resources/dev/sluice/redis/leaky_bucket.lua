@@ -4,7 +4,8 @@
 -- (extra, microseconds). An admitted request of cost c moves every window's next slot to
 -- start + c*T.
 --
--- Value: header, then the next slot as int64 per window. Absent: every slot free (-inf).
+-- Value: header, then the next slot as int64 per window, then the windows (values.lua). Absent:
+-- every slot free (-inf).
 -- Mirrors dev.sluice.algorithm.LeakyBucket.
 
 local leaky_bucket
@@ -54,13 +55,13 @@ do
     end
     state.last = now
     state.present = true
-    store_fields(call, state.key, it.fp, now, next_start, it.n, ttl_px(it, need))
+    store_fields(call, state.key, it, now, next_start, it.n, ttl_px(it, need))
   end
 
   local function create(call, state, it, now)
     state.last = now
     state.present = true
-    store_fields(call, state.key, it.fp, now, state.next_start, it.n, ttl_px(it, 0))
+    store_fields(call, state.key, it, now, state.next_start, it.n, ttl_px(it, 0))
   end
 
   local function touch(call, state, it, now)
@@ -103,7 +104,7 @@ do
     for i = 1, it.n do
       next_start[i] = undo[i + 1]
     end
-    store_fields(call, key, it.fp, last, next_start, it.n, nil)
+    store_fields(call, key, it, last, next_start, it.n, nil)
   end
 
   leaky_bucket = {

@@ -67,6 +67,9 @@ local function evaluate_state(call, key, it, spare)
     spare = nil
   end
   local state = algorithm.load(call, key, it, spare)
+  if not state.present and carry_value(call, key, it, state.prefix or nil) then
+    state = algorithm.load(call, key, it, spare)
+  end
   -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
   local t = call.now
   if state.present and state.last > t then
@@ -142,6 +145,16 @@ local function decide_run(call, keys, from, to, it)
     end
     seen_key, seen_value = key, raw
     local reason, t, present, value, px = decide(raw, now, nil)
+    if raw and not present then
+      -- State of other windows of the rule, converted and written (carry.lua); call.written is
+      -- this loop's `written` until the loop ends.
+      call.written = written
+      local carried = carry_value(call, key, it, raw)
+      if carried then
+        raw, seen_key, seen_value, written = carried, key, carried, call.written
+        reason, t, present, value, px = decide(raw, now, nil)
+      end
+    end
     local changed = value
     if value then
       redis.call('SET', key, value, 'PX', px)
@@ -185,6 +198,13 @@ local function evaluate_entry(call, key, it, undo)
   end
   local raw = read_value(call, key)
   local reason, t, present, value, px = it.decide(raw, call.now, undo)
+  if raw and not present then
+    local carried = carry_value(call, key, it, raw)
+    if carried then
+      raw = carried
+      reason, t, present, value, px = it.decide(raw, call.now, undo)
+    end
+  end
   return {
     it = it, key = key, state = false, fits = reason == REASON_NONE, reason = reason, t = t,
     raw = raw, present = present, value = value, px = px, committed = false,

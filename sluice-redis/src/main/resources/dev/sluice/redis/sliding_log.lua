@@ -25,7 +25,7 @@ do
   -- the ring's length; nil when the value is absent, not a log, another definition's or from
   -- before the rule came back.
   local function current(it, raw)
-    local total = raw and #raw or 0
+    local total = raw and #raw - #it.log_trailer or 0
     if total < LOG_HEADER or (total - LOG_HEADER) % it.extra ~= 0 then
       return nil
     end
@@ -75,7 +75,7 @@ do
     for _ = 1, cost do slots[#slots + 1] = unit end
     local held = #slots
     return struct.pack(LOG_FORMAT, it.fp, t, base, held % len, held, seq + cost) .. table.concat(slots)
-      .. string.rep('\0', (len - held) * W)
+      .. string.rep('\0', (len - held) * W) .. it.log_trailer
   end
 
   -- The decision of item `it` on `raw`, the key's value (false: none), at `now`: reason, the
@@ -87,10 +87,11 @@ do
     local cost, W, fp, fresh, over = it.cost, it.extra, it.fp, it.fresh, it.over
     local fmt, max_offset, cap = SLOT_FORMAT[W], MAX_OFFSET[W], it.maxlimit
     local px = ttl_px(it, it.longest)
-    local full, unpack = it.log_full, struct.unpack
+    local full, unpack, trailer = it.log_full, struct.unpack, #it.log_trailer
     return function(raw, now, undo)
-      -- current(), inline: a call costs more than the read.
-      local total = raw and #raw or 0
+      -- current(), inline: a call costs more than the read. (The common admission below keeps
+      -- a trailer, as it keeps every byte after the new units.)
+      local total = raw and #raw - trailer or 0
       local last, base, head, size, len, value_fp
       if total >= LOG_HEADER then
         value_fp, last, base, head, size = struct.unpack(HEAD_FORMAT, raw)
@@ -141,7 +142,7 @@ do
 
   -- The value of a key with no state that records a decision's time t (explicit times).
   local function created(it, t)
-    return struct.pack(LOG_FORMAT, it.fp, t, t, 0, 0, 0)
+    return struct.pack(LOG_FORMAT, it.fp, t, t, 0, 0, 0) .. it.log_trailer
   end
 
   -- Per window, from the value as decided at t: remaining, the limit less the units inside the

@@ -16,20 +16,22 @@ do
       state.key, state.present, state.last, state.value, state.W, state.fmt = key, false, 0, false, W, SLOT_FORMAT[W]
       state.raw, state.ring, state.base, state.head, state.size, state.seq, state.len = false, false, 0, 0, 0, 0, 0
       state.hdr, state.cur, state.t, state.fits, state.reason, state.ex = hdr, false, 0, true, REASON_NONE, false
+      state.prefix, state.trailer = false, it.log_trailer
       local ex = state.spare
       for i = 1, it.n do ex[i] = false end
     else
       state = {
         kind = KIND, key = key, present = false, last = 0, value = false, W = W, fmt = SLOT_FORMAT[W],
         raw = false, ring = false, base = 0, head = 0, size = 0, seq = 0, len = 0, hdr = hdr,
-        cur = false, t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {},
+        cur = false, t = 0, fits = true, reason = REASON_NONE, ex = false, spare = {}, prefix = false,
+        trailer = it.log_trailer,
       }
     end
     if hdr == LOG_HEADER then
       -- Every value of this rule is small: read whole. (A large value of another rule
       -- definition is read whole once, then replaced.)
       local raw = read_value(call, key) or ''
-      local total = #raw
+      local total = #raw - #it.log_trailer
       state.value = raw
       if total < hdr or (total - hdr) % W ~= 0 then
         return state
@@ -47,14 +49,16 @@ do
     -- small; the slots of a larger one are read as they are needed.
     local raw = redis.call('GETRANGE', key, 0, LOG_CACHED - 1)
     if #raw < hdr then
+      state.prefix = raw
       return state
     end
     -- fp, last, base, head, size, seq, len, then how many units are inside each window.
     local header = {struct.unpack(it.log_format, raw)}
     if header[1] ~= it.fp or header[2] < it.fresh then
+      state.prefix = raw
       return state
     end
-    local total = hdr + header[7] * W
+    local total = hdr + header[7] * W + #it.log_trailer
     if total < #raw then
       return state
     end
@@ -155,7 +159,7 @@ do
     state.size, state.seq, state.head, state.base, state.len, state.last = 0, 0, 0, t, 0, t
     state.present = true
     if state.hdr > LOG_HEADER then state.cur = log_no_cursors(it) end
-    state.raw = string.rep('\0', state.hdr)
+    state.raw = string.rep('\0', state.hdr) .. state.trailer
     log_persist(call, state, it, ttl_px(it, 0))
   end
 

@@ -11,6 +11,10 @@
 --   len   uint32   slots in the ring
 --   then per window a uint32: how many of the newest units include every unit inside the
 --   window as of the last commit that searched slot by slot (the window's cursor).
+-- A value written under other windows than the key's own (a live limit) ends, after the ring,
+-- with what carry.lua needs to read it under yet other windows (it.log_trailer, LOG_TRAILER
+-- bytes): the windows' longest period (int64), the header's size (uint16), the rule's own
+-- fingerprint (uint32). A value of the key's own windows has no such end.
 -- A slot of W bytes spans 2^(8W) us from base (4 bytes: 71 minutes; 6: 8.9 years); when now
 -- outgrows that, base moves up to now - longest period and older units are clamped to it, which
 -- changes no answer since they are outside every window. The Java side picks the narrowest
@@ -25,6 +29,7 @@
 
 local LOG_HEADER = 36
 local LOG_FORMAT = '<I4i8i8I4I4i8'
+local LOG_TRAILER = 14
 -- The size of value read whole: a rule whose values can outgrow it is a large rule.
 local LOG_CACHED = 1024
 -- By slot width: struct's format of one slot, and the largest offset from base it holds (every
@@ -65,6 +70,7 @@ local function log_layout(it)
     it.log_header, it.log_format = LOG_HEADER + 4 + 4 * it.n, LOG_FORMAT .. string.rep('I4', 1 + it.n)
   end
   it.log_full = log_rule(it, it.log_header)
+  it.log_trailer = it.own and struct.pack('<i8I2I4', it.longest, it.log_header, it.rfp) or ''
 end
 
 -- The ring length after growing one of `len` slots that must hold `needed` units, up to `cap`:
@@ -192,7 +198,7 @@ local function log_rebuild(state, len, base)
   state.base = base
   state.len = len
   state.head = state.size % len
-  state.raw = string.rep('\0', state.hdr) .. units .. string.rep('\0', (len - state.size) * state.W)
+  state.raw = string.rep('\0', state.hdr) .. units .. string.rep('\0', (len - state.size) * state.W) .. state.trailer
 end
 
 -- The header as the state now stands (a large rule's with its length and cursors).

@@ -4,7 +4,8 @@
 -- epoch, and counts the n + 1 most recent of them, n = aux2 = ceil(P / w). Bucket j lives in slot
 -- j mod (n + 1); a slot holds (bucket index, count), and a slot whose index is not j counts 0.
 --
--- Value: header, then (index, count) as two int64 per slot, window after window.
+-- Value: header, then (index, count) as two int64 per slot, window after window, then the
+-- windows (values.lua).
 -- Mirrors dev.sluice.algorithm.SlidingWindow.
 
 local sliding_window
@@ -117,13 +118,13 @@ do
     if undo then undo[1] = now end
     state.last = now
     state.present = true
-    store_fields(call, state.key, it.fp, now, fields, state.count, ttl_px(it, need))
+    store_fields(call, state.key, it, now, fields, state.count, ttl_px(it, need))
   end
 
   local function create(call, state, it, now)
     state.last = now
     state.present = true
-    store_fields(call, state.key, it.fp, now, state.fields, state.count, ttl_px(it, 0))
+    store_fields(call, state.key, it, now, state.fields, state.count, ttl_px(it, 0))
   end
 
   local function touch(call, state, it, now)
@@ -143,7 +144,7 @@ do
           break
         end
       end
-      numbers[at + 1] = it.limit[i] - sums[i]
+      numbers[at + 1] = math.max(0, it.limit[i] - sums[i]) -- a carried count may exceed the limit
       numbers[at + 2] = retry_of(state, i)
       numbers[at + 3] = reset
       at = at + 3
@@ -165,7 +166,7 @@ do
         state.fields[at + 1] = math.max(0, state.fields[at + 1] - it.cost)
       end
     end
-    store_fields(call, key, it.fp, state.last, state.fields, state.count, nil)
+    store_fields(call, key, it, state.last, state.fields, state.count, nil)
   end
 
   sliding_window = {

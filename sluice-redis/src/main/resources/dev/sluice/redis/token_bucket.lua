@@ -4,7 +4,8 @@
 -- aux1 = T, the emission interval ceil(P / L) in microseconds (at least 1). An empty bucket holds
 -- L units; cost c fits when max(TAT, t) + c*T - t <= L*T.
 --
--- Value: header, then TAT as int64 per window. An absent value is a full bucket (TAT = -inf).
+-- Value: header, then TAT as int64 per window, then the windows (see values.lua). An absent
+-- value is a full bucket (TAT = -inf).
 -- `decide` works on the value read and returns the value to write, with nothing in between but
 -- locals, since every table field and Lua call shows in the server's time per decision.
 
@@ -21,8 +22,8 @@ do
   -- (a reservation): each window's TAT after the commit. Made once per item (see prepare), so
   -- that what the item fixes is in upvalues, not read from its table on every decision.
   local function decider(it)
-    local n, cost, fp, fresh, over, interval = it.n, it.cost, it.fp, it.fresh, it.over, it.aux1
-    local size = HEADER + 8 * n
+    local n, cost, fp, fresh, over, interval, trailer = it.n, it.cost, it.fp, it.fresh, it.over, it.aux1, it.trailer
+    local size = HEADER + 8 * n + #trailer
     -- The header and the first two windows' TATs come with one read; further windows are read
     -- one by one.
     local format = n >= 2 and '<I4i8i8i8' or '<I4i8i8'
@@ -74,11 +75,11 @@ do
       end
       local value
       if tats then
-        value = pack_fields(fp, t, tats, n)
+        value = pack_fields(it, t, tats, n)
       elseif n == 2 then
-        value = struct.pack('<I4i8i8i8', fp, t, new1, new2)
+        value = struct.pack('<I4i8i8i8', fp, t, new1, new2) .. trailer
       else
-        value = struct.pack('<I4i8i8', fp, t, new1)
+        value = struct.pack('<I4i8i8', fp, t, new1) .. trailer
       end
       return REASON_NONE, t, present, value, ttl_px(it, need)
     end
@@ -92,7 +93,7 @@ do
   local function created(it, t)
     local tats = {}
     for i = 1, it.n do tats[i] = NEVER end
-    return pack_fields(it.fp, t, tats, it.n)
+    return pack_fields(it, t, tats, it.n)
   end
 
   -- Per window, from the value as decided at t: remaining, the limit less the whole emission
@@ -135,7 +136,7 @@ do
         tat[i] = math.max(tat[i] - it.cost * it.aux1[i], last + delta)
       end
     end
-    store_fields(call, key, it.fp, last, tat, it.n, nil)
+    store_fields(call, key, it, last, tat, it.n, nil)
   end
 
   token_bucket = {

@@ -16,12 +16,19 @@
 --
 -- State. One Redis string per (rule, key) holds every window of that rule for that key, so a
 -- rule's transaction touches one key. Each value starts with the same 12 bytes:
---   fp    uint32  fingerprint of the rule definition; a value with another fingerprint is
---                 state of a different (older or newer) definition and is treated as absent
+--   fp    uint32  fingerprint of the rule definition (for a key given other windows than its
+--                 own under the definition, a live limit: of the definition and those
+--                 windows); a value with another one is not current state, and is either
+--                 converted to the item's windows (carry.lua: same rule definition, other
+--                 windows) or treated as absent
 --   last  int64   the latest time seen for this key: time never goes backwards per key
--- followed by the algorithm's fields (see each algorithm's file). Integers are little-endian.
--- A value whose latest time is before the item's `fresh` time is also treated as absent: that
--- is state from before its rule was removed and added again.
+-- followed by the algorithm's fields (see each algorithm's file). A fixed-size value (every
+-- algorithm but the log) written under other windows than the key's own ends with them, for
+-- carry.lua (one of the key's own windows has the rule's fingerprint, and no such end):
+--   per window  limit int64, period int64;  then  rfp uint32 (the rule's own fingerprint),
+--   n uint16 (the window count)
+-- Integers are little-endian. A value whose latest time is before the item's `fresh` time is
+-- also treated as absent: that is state from before its rule was removed and added again.
 
 local HEADER = 12
 local REASON_NONE, REASON_LIMIT, REASON_COST, REASON_WAIT = 0, 1, 2, 3
@@ -137,7 +144,7 @@ end
 -- The latest time of such a value when it holds item `it`'s current state, else nil (missing,
 -- another size, another rule definition, or from before the rule was added back).
 local function current_last(it, raw, count)
-  if not raw or #raw ~= HEADER + 8 * count then
+  if not raw or #raw ~= HEADER + 8 * count + #it.trailer then
     return nil
   end
   local fp, last = struct.unpack('<I4i8', raw)
@@ -165,22 +172,23 @@ local function load_fields(call, key, it, count)
   return f, last
 end
 
-local function pack_fields(fp, last, f, count)
+local function pack_fields(it, last, f, count)
   if count <= CHUNK then
-    return struct.pack(header_int64s(count), fp, last, unpack(f, 1, count))
+    return struct.pack(header_int64s(count), it.fp, last, unpack(f, 1, count)) .. it.trailer
   end
-  local parts = {struct.pack('<I4i8', fp, last)}
+  local parts = {struct.pack('<I4i8', it.fp, last)}
   for i = 1, count do
     parts[i + 1] = struct.pack('<i8', f[i])
   end
+  parts[count + 2] = it.trailer
   return table.concat(parts)
 end
 
 -- Writes a fixed-size state and returns it. On a commit `px` (see ttl_px) is given and sets the
 -- key's TTL in the same command; otherwise (only the latest time moved, or a refund) the TTL
 -- the last commit set stays.
-local function store_fields(call, key, fp, last, f, count, px)
-  local value = pack_fields(fp, last, f, count)
+local function store_fields(call, key, it, last, f, count, px)
+  local value = pack_fields(it, last, f, count)
   write_value(call, key, value, px)
   return value
 end

@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import dev.sluice.conformance.AlgorithmTracesConformanceTest;
 import dev.sluice.conformance.KeysAndRulesConformanceTest;
 import dev.sluice.conformance.TransactionConformanceTest;
+import dev.sluice.conformance.WindowChangeConformanceTest;
 import dev.sluice.spi.Store;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.RedisExtension;
@@ -37,6 +38,14 @@ class RedisClusterConformanceTest {
 
   @Nested
   class Transactions extends TransactionConformanceTest {
+    @Override
+    protected Store newStore() {
+      return sharedStore();
+    }
+  }
+
+  @Nested
+  class WindowChanges extends WindowChangeConformanceTest {
     @Override
     protected Store newStore() {
       return sharedStore();

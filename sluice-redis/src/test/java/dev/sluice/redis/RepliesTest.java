@@ -40,13 +40,16 @@ class RepliesTest {
     return ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
   }
 
-  /** token_bucket value: fingerprint, latest time, TAT per window. */
+  /** token_bucket value: fingerprint, latest time, TAT per window, then TOKENS's windows. */
   private static byte[] tokenValue(long last, long... tat) {
-    ByteBuffer b = buffer(12 + 8 * tat.length).putInt(7).putLong(last);
+    ByteBuffer b = buffer(12 + 24 * tat.length + 6).putInt(7).putLong(last);
     for (long x : tat) {
       b.putLong(x);
     }
-    return b.array();
+    for (var w : TOKENS.windows()) {
+      b.putLong(w.limit()).putLong(w.periodMicros());
+    }
+    return b.putInt(8).putShort((short) tat.length).array();
   }
 
   /** sliding_log value with slots of {@code width} bytes: header, then the ring, oldest unit first from slot 0. */

@@ -17,6 +17,9 @@ import java.nio.file.Path;
  * versions of the store then run alternately against one server, so their figures share the
  * machine's state.
  *
+ * The package {@code dev.sluice.algorithm} (the Java readers of stored values) is taken from the
+ * directory as well when it holds it: compile it from the same commit when the layout differs.
+ *
  * <pre>
  * git archive OLD sluice-redis/src/main | tar -x -C /tmp/other
  * javac -cp sluice-bench/target/sluice-bench.jar -d /tmp/other/classes $(find /tmp/other -name '*.java')
@@ -28,6 +31,11 @@ import java.nio.file.Path;
 final class OtherBuild {
   private static final String PACKAGE = "dev.sluice.redis.";
   private static final String RESOURCES = "dev/sluice/redis/";
+  /**
+   * The Java readers of stored values, taken from the directory too when it holds them (compiled
+   * from the same commit), so that a build of another value layout reads its own values.
+   */
+  private static final String READERS = "dev.sluice.algorithm.";
 
   private final Path dir;
   private final ClassLoader loader;
@@ -88,7 +96,7 @@ final class OtherBuild {
 
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-      if (!name.startsWith(PACKAGE)) {
+      if (!name.startsWith(PACKAGE) && !(name.startsWith(READERS) && findResource(name.replace('.', '/') + ".class") != null)) {
         return super.loadClass(name, resolve);
       }
       synchronized (getClassLoadingLock(name)) {

@@ -1,0 +1,67 @@
+package dev.sluice.memory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Algorithm;
+import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
+import dev.sluice.Window;
+import dev.sluice.conformance.CarryOracle;
+import dev.sluice.conformance.Oracles.Expected;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.ResolvedItem;
+import dev.sluice.testing.FakeTicker;
+import java.time.Duration;
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * Random decisions on one key whose windows change at random between them: the memory store
+ * decides every one exactly as {@link CarryOracle}, every number of the report.
+ */
+class MemoryWindowChangeProperties {
+  private static final long T0 = 1_700_000_000_000_000L;
+
+  /** The clock moves (an explicit time may go back a little), then {@code cost} is asked for under window set {@code set}. */
+  record Step(long advanceMicros, long cost, int set) {}
+
+  @Provide
+  Arbitrary<List<List<Window>>> sets() {
+    Arbitrary<Window> w = Combinators.combine(Arbitraries.longs().between(1, 8),
+        Arbitraries.of(1_000L, 2_000L, 3_000L, 10_000L, 60_000L))
+        .as((limit, millis) -> Window.of(limit, Duration.ofMillis(millis)));
+    return w.list().ofMinSize(1).ofMaxSize(3).uniqueElements(Window::period).list().ofMinSize(2).ofMaxSize(4);
+  }
+
+  @Provide
+  Arbitrary<List<Step>> steps() {
+    return Combinators.combine(Arbitraries.longs().between(-50_000, 2_500_000), Arbitraries.longs().between(0, 4),
+        Arbitraries.integers().between(0, 3)).as(Step::new).list().ofMinSize(1).ofMaxSize(80);
+  }
+
+  @Property(tries = 400)
+  void theMemoryStoreDecidesAsTheOracleWhileTheKeysWindowsChange(@ForAll Algorithm algorithm,
+      @ForAll("sets") List<List<Window>> sets, @ForAll("steps") List<Step> steps,
+      @ForAll @IntRange(min = 1, max = 6) int precision) {
+    Rule rule = Rule.builder("r").algorithm(algorithm).windows(sets.get(0)).precision(precision).build();
+    MemoryStore store = MemoryStore.builder().ticker(new FakeTicker()).automaticSweeps(false).build();
+    CarryOracle oracle = new CarryOracle(rule, sets.get(0));
+    long now = T0;
+    int i = 0;
+    for (Step s : steps) {
+      now += s.advanceMicros();
+      List<Window> ws = sets.get(s.set() % sets.size());
+      oracle.windows(ws);
+      ItemDecision d = store.decideSync(new Batch(List.of(new ResolvedItem(rule, "k", s.cost(), ws)), now)).get(0);
+      assertThat(Expected.of(d)).as("step %d at %d µs, cost %d, windows %s", i++, now - T0, s.cost(), ws)
+          .isEqualTo(oracle.decide(now, s.cost()));
+    }
+    assertThat(store.recount()).containsExactly(1, store.bytes());
+  }
+}
