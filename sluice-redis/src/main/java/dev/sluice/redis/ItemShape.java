@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import dev.sluice.Algorithm;
+import dev.sluice.BanPolicy;
 import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.UnsupportedRuleException;
@@ -19,7 +20,9 @@ import java.util.List;
  * one {@code cjson.decode}, about half the server's cost of a separate argument per number):
  * algorithm code, cost, fresh time ({@code false}: none), shadow flag, rule fingerprint, window
  * count, one algorithm-specific number, the store's TTL slack in milliseconds, and per window
- * limit, period and the numbers the algorithm derives from them (none, one or two). Everything
+ * limit, period and the numbers the algorithm derives from them (none, one or two); for a rule
+ * that bans or audits, then the ban's after, within and for (µs; zeros for none) and the audit's
+ * keep (0 for none). Everything
  * but cost and fresh time is fixed by the store, rule and windows, encoded once and validated
  * against what the script's double-precision arithmetic represents exactly. The script decodes
  * an argument once and keeps it, so the few distinct arguments of a rule cost one lookup.
@@ -135,6 +138,14 @@ final class ItemShape {
         }
         default -> { }
       }
+    }
+    if (rule.ban() != null || rule.audit() != null) {
+      // Only rules that ban or audit carry these (see policies.lua): others' arguments are unchanged.
+      BanPolicy ban = rule.ban();
+      t.append(',').append(ban == null ? 0 : ban.after())
+          .append(',').append(ban == null ? 0 : ban.within().toNanos() / 1000)
+          .append(',').append(ban == null ? 0 : ban.duration().toNanos() / 1000)
+          .append(',').append(rule.audit() == null ? 0 : rule.audit().keep());
     }
     t.append(']');
     return new ItemShape(ascii("[" + code(rule.algorithm()) + ","), ascii(t.toString()));

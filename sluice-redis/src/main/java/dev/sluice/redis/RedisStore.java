@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import dev.sluice.ItemDecision;
+import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Window;
@@ -43,6 +44,18 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RedisStore implements Store {
   private static final byte[] DECIDE = {'d'};
+  /** Modes {@code d} and {@code r} for requests with items of rules that ban or audit (policies.lua). */
+  private static final byte[] DECIDE_POLICIES = {'p'};
+  private static final byte[] RESERVE_POLICIES = {'q'};
+  private static final byte[] BAN_SUFFIX = ascii(":ban");
+  private static final byte[] AUDIT_SUFFIX = ascii(":audit");
+  /** Sets a ban key to a ban until ARGV[1] ms since the epoch, expiring then on the server's clock. */
+  private static final byte[] BAN_SCRIPT = ascii("local t = redis.call('TIME')\n"
+      + "local px = tonumber(ARGV[1]) - (t[1] * 1000 + math.floor(t[2] / 1000))\n"
+      + "if px < 1 then redis.call('DEL', KEYS[1]) return 0 end\n"
+      + "redis.call('SET', KEYS[1], struct.pack('<i8i8i8', tonumber(ARGV[1]) * 1000, 0, 0), 'PX', px)\n"
+      + "return 1\n");
+  private static final byte[] AUDIT_SCRIPT = ascii("return redis.call('LRANGE', KEYS[1], 0, -1)\n");
   private static final byte[] STORE_CLOCK = {};
   /** The one item of a request of one. */
   private static final int[] FIRST = {0};
@@ -113,6 +126,11 @@ public final class RedisStore implements Store {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    for (ResolvedItem it : items) {
+      if (hasPolicy(it)) {
+        return decidePolicies(items, keys, shape, time);
+      }
+    }
     if (!link.clustered() || sameSlot(keys)) {
       // One server holds every key, so one script decides them all.
       int[] all = new int[items.size()];
@@ -154,6 +172,10 @@ public final class RedisStore implements Store {
    */
   @Override
   public CompletionStage<Boolean> tryAcquireAsync(ResolvedItem item) {
+    if (hasPolicy(item)) {
+      return decide(new Batch(List.of(item), Request.STORE_CLOCK))
+          .thenApply(d -> d.get(0).allowed() || d.get(0).shadow());
+    }
     List<ResolvedItem> items = List.of(item);
     byte[][] keys;
     byte[][] args;
@@ -253,6 +275,152 @@ public final class RedisStore implements Store {
       }
     }
     return a;
+  }
+
+  /** Whether deciding {@code it} involves its ban or audit keys (see policies.lua). */
+  private static boolean hasPolicy(ResolvedItem it) {
+    return it.rule().ban() != null || it.rule().audit() != null && it.audit() != null;
+  }
+
+  private static boolean audited(ResolvedItem it) {
+    return it.rule().audit() != null && it.audit() != null;
+  }
+
+  /**
+   * A request with an item of a rule that bans or audits: one call of its own (never batched
+   * with others: its keys and arguments are laid out differently), or on a Cluster across
+   * slots, reservations whose keys include the sibling keys of each shard's items.
+   */
+  private CompletionStage<List<ItemDecision>> decidePolicies(List<ResolvedItem> items, byte[][] keys,
+      ItemShape[] shape, byte[] time) {
+    if (!link.clustered() || sameSlot(keys)) {
+      int[] all = new int[items.size()];
+      for (int i = 0; i < all.length; i++) {
+        all[i] = i;
+      }
+      CompletableFuture<Replies.Report> call;
+      try {
+        call = Coalescer.call(link, policyKeys(items, keys, all),
+            policyArgs(DECIDE_POLICIES, time, items, shape, all), Replies.longs(items));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      return call.handle((report, err) -> {
+        if (err != null) {
+          throw StoreErrors.failure(err);
+        }
+        decidedAt(report.time(), time);
+        try {
+          return Replies.decode(report, items);
+        } catch (RuntimeException e) {
+          throw StoreErrors.failure(e);
+        }
+      });
+    }
+    ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
+        (mode, t, which, undo) -> undo == null
+            ? policyArgs(RESERVE_POLICIES, t, items, shape, which)
+            : args(mode, t, items, shape, which, undo),
+        t -> decidedAt(t, time), which -> policyKeys(items, keys, which));
+    return sharded.run().handle((decided, err) -> {
+      if (err != null) {
+        throw StoreErrors.failure(err);
+      }
+      return decided;
+    });
+  }
+
+  /**
+   * The keys of the items at {@code which}: their state keys, then in item order each one's ban
+   * key (a rule that bans) and audit key (an item with an audit value).
+   */
+  private static byte[][] policyKeys(List<ResolvedItem> items, byte[][] keys, int[] which) {
+    List<byte[]> out = new java.util.ArrayList<>(which.length * 3);
+    for (int i : which) {
+      out.add(keys[i]);
+    }
+    for (int i : which) {
+      ResolvedItem it = items.get(i);
+      if (it.rule().ban() != null) {
+        out.add(concat(keys[i], BAN_SUFFIX));
+      }
+      if (audited(it)) {
+        out.add(concat(keys[i], AUDIT_SUFFIX));
+      }
+    }
+    return out.toArray(new byte[0][]);
+  }
+
+  /** {@link #args} for mode {@code p} or {@code q}, followed by the items' audit values. */
+  private byte[][] policyArgs(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which) {
+    byte[][] a = args(mode, time, items, shape, which, null);
+    java.io.ByteArrayOutputStream values = new java.io.ByteArrayOutputStream();
+    for (int i : which) {
+      ResolvedItem it = items.get(i);
+      byte[] v = audited(it) ? it.audit().getBytes(StandardCharsets.UTF_8) : null;
+      int length = v == null ? -1 : v.length;
+      values.write(length);
+      values.write(length >>> 8);
+      values.write(length >>> 16);
+      values.write(length >>> 24);
+      if (v != null) {
+        values.writeBytes(v);
+      }
+    }
+    byte[][] out = Arrays.copyOf(a, a.length + 1);
+    out[a.length] = values.toByteArray();
+    return out;
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * Bans {@code key} under {@code rule} until {@code untilMillis} (ms since the epoch): sets
+   * {@code <state key>:ban}, expiring then, and forgets its counted denials. Decisions of a rule
+   * with a ban policy answer banned until then. An end not in the future lifts any ban.
+   */
+  CompletionStage<Void> banKey(Rule rule, String key, long untilMillis) {
+    try {
+      byte[][] keys = {concat(names.name(rule.name(), key), BAN_SUFFIX)};
+      return link.<Long>eval(BAN_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER, keys,
+          new byte[][] {ItemShape.num(untilMillis)}).thenApply(r -> (Void) null);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** Lifts a ban of {@code key} under the rule named {@code rule} and forgets its counted denials; whether there was any. */
+  CompletionStage<Boolean> unbanKey(String rule, String key) {
+    try {
+      return link.del(concat(names.name(rule, key), BAN_SUFFIX)).thenApply(n -> n != null && n > 0);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /** The last distinct audited values that consumed {@code key} under the rule named {@code rule}, newest first. */
+  CompletionStage<List<String>> audit(String rule, String key) {
+    try {
+      byte[][] keys = {concat(names.name(rule, key), AUDIT_SUFFIX)};
+      return link.<List<byte[]>>eval(AUDIT_SCRIPT, io.lettuce.core.ScriptOutputType.MULTI, keys, new byte[0][])
+          .thenApply(values -> {
+            List<String> out = new java.util.ArrayList<>(values.size());
+            for (byte[] v : values) {
+              out.add(new String(v, StandardCharsets.UTF_8));
+            }
+            return out;
+          });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** The store's connection, for tests. */

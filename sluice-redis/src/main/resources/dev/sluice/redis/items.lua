@@ -7,7 +7,9 @@
 -- and the numbers the algorithm derives from them: none for sliding_log (1) and fixed_window
 -- (3), the emission interval for token_bucket (4) and leaky_bucket (5) in aux1, bucket width
 -- and bucket count for sliding_window (2) in aux1 and aux2. One JSON argument decodes in C,
--- cheaper than a separate argument per number.
+-- cheaper than a separate argument per number. An item of a rule that bans or audits ends with
+-- four numbers more (see policies.lua): the ban's after, within and for (µs), 0 0 0 for none,
+-- and the audit's keep, 0 for none.
 --
 -- `over` lists the windows whose limit the cost exceeds (false: none); `algorithm` is the
 -- algorithm's table and `px` the usual TTL, both set by requests.lua; an algorithm's prepare adds
@@ -41,12 +43,17 @@ local function read_item(arg)
     end
     p = p + 2 + derived
   end
+  local ban, keep = false, false
+  if v[p] then
+    ban = v[p] > 0 and {after = v[p], within = v[p + 1], duration = v[p + 2]}
+    keep = v[p + 3] > 0 and v[p + 3]
+  end
   return {
     code = code, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], n = n,
     extra = v[7], slack = v[8], limit = limit, period = period, aux1 = aux1, aux2 = aux2,
     longest = longest, maxlimit = maxlimit, over = over, algorithm = false, px = false,
     fields = false, offsets = false, log_header = false, log_format = false, log_full = false,
-    decide = false, by_value = false, reads_whole = false,
+    decide = false, by_value = false, reads_whole = false, ban = ban, keep = keep, policy = ban or keep,
   }
 end
 
