@@ -55,6 +55,13 @@ public final class RedisStore implements Store {
       + "if px < 1 then redis.call('DEL', KEYS[1]) return 0 end\n"
       + "redis.call('SET', KEYS[1], struct.pack('<i8i8i8', tonumber(ARGV[1]) * 1000, 0, 0), 'PX', px)\n"
       + "return 1\n");
+  /** Records ARGV[1] in the audit list KEYS[2] of the state key KEYS[1], keeping ARGV[2] values, as policies.lua does. */
+  private static final byte[] RECORD_SCRIPT = ascii("redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
+      + "redis.call('LPUSH', KEYS[2], ARGV[1])\n"
+      + "redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)\n"
+      + "local px = redis.call('PTTL', KEYS[1])\n"
+      + "if px > 0 then redis.call('PEXPIRE', KEYS[2], px) end\n"
+      + "return 1\n");
   private static final byte[] AUDIT_SCRIPT = ascii("return redis.call('LRANGE', KEYS[1], 0, -1)\n");
   private static final byte[] STORE_CLOCK = {};
   /** The one item of a request of one. */
@@ -300,8 +307,8 @@ public final class RedisStore implements Store {
       }
       CompletableFuture<Replies.Report> call;
       try {
-        call = Coalescer.call(link, policyKeys(items, keys, all),
-            policyArgs(DECIDE_POLICIES, time, items, shape, all), Replies.longs(items));
+        call = Coalescer.call(link, policyKeys(items, keys, all, true),
+            policyArgs(DECIDE_POLICIES, time, items, shape, all, true), Replies.longs(items));
       } catch (RuntimeException e) {
         return CompletableFuture.failedFuture(e);
       }
@@ -317,12 +324,14 @@ public final class RedisStore implements Store {
         }
       });
     }
+    // A reservation may be refunded, and a refund cannot take a value back out of an audit list:
+    // reservations record none, and the values of an admitted request are recorded after it.
     ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
         (mode, t, which, undo) -> undo == null
-            ? policyArgs(RESERVE_POLICIES, t, items, shape, which)
+            ? policyArgs(RESERVE_POLICIES, t, items, shape, which, false)
             : args(mode, t, items, shape, which, undo),
-        t -> decidedAt(t, time), which -> policyKeys(items, keys, which));
-    return sharded.run().handle((decided, err) -> {
+        t -> decidedAt(t, time), which -> policyKeys(items, keys, which, false));
+    return sharded.run().thenCompose(decided -> recordAudits(items, keys, decided)).handle((decided, err) -> {
       if (err != null) {
         throw StoreErrors.failure(err);
       }
@@ -331,10 +340,33 @@ public final class RedisStore implements Store {
   }
 
   /**
+   * After a request decided across shards: records the audit values of its consumed items
+   * (one call per such item, on its shard), then answers {@code decided}.
+   */
+  private CompletableFuture<List<ItemDecision>> recordAudits(List<ResolvedItem> items, byte[][] keys,
+      List<ItemDecision> decided) {
+    for (ItemDecision d : decided) {
+      if (!d.allowed() && !d.shadow()) {
+        return CompletableFuture.completedFuture(decided);
+      }
+    }
+    List<CompletableFuture<?>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      ResolvedItem it = items.get(i);
+      if (audited(it) && it.cost() > 0 && decided.get(i).allowed()) {
+        byte[][] k = {keys[i], concat(keys[i], AUDIT_SUFFIX)};
+        byte[][] a = {it.audit().getBytes(StandardCharsets.UTF_8), ItemShape.num(it.rule().audit().keep())};
+        calls.add(link.<Long>eval(RECORD_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER, k, a));
+      }
+    }
+    return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(v -> decided);
+  }
+
+  /**
    * The keys of the items at {@code which}: their state keys, then in item order each one's ban
    * key (a rule that bans) and audit key (an item with an audit value).
    */
-  private static byte[][] policyKeys(List<ResolvedItem> items, byte[][] keys, int[] which) {
+  private static byte[][] policyKeys(List<ResolvedItem> items, byte[][] keys, int[] which, boolean withAudit) {
     List<byte[]> out = new java.util.ArrayList<>(which.length * 3);
     for (int i : which) {
       out.add(keys[i]);
@@ -344,20 +376,21 @@ public final class RedisStore implements Store {
       if (it.rule().ban() != null) {
         out.add(concat(keys[i], BAN_SUFFIX));
       }
-      if (audited(it)) {
+      if (withAudit && audited(it)) {
         out.add(concat(keys[i], AUDIT_SUFFIX));
       }
     }
     return out.toArray(new byte[0][]);
   }
 
-  /** {@link #args} for mode {@code p} or {@code q}, followed by the items' audit values. */
-  private byte[][] policyArgs(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which) {
+  /** {@link #args} for mode {@code p} or {@code q}, followed by the items' audit values (none: all absent). */
+  private byte[][] policyArgs(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
+      boolean withAudit) {
     byte[][] a = args(mode, time, items, shape, which, null);
     java.io.ByteArrayOutputStream values = new java.io.ByteArrayOutputStream();
     for (int i : which) {
       ResolvedItem it = items.get(i);
-      byte[] v = audited(it) ? it.audit().getBytes(StandardCharsets.UTF_8) : null;
+      byte[] v = withAudit && audited(it) ? it.audit().getBytes(StandardCharsets.UTF_8) : null;
       int length = v == null ? -1 : v.length;
       values.write(length);
       values.write(length >>> 8);
