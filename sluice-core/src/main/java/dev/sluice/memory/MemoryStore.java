@@ -72,6 +72,14 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Counts of keys and bytes change only when a key is created, grows or is removed; decisions
  * on held keys never touch a shared counter.
+ *
+ * <p><b>Bans and audit.</b> For a rule with a {@link Rule#ban() ban} policy, a key under a ban is
+ * denied {@link DenyReason#BANNED} (its state neither read nor created, nothing of its request
+ * consumed), and the item's denials by its windows count toward the next ban; an item with an
+ * {@linkplain ResolvedItem#audit() audit value} that is consumed records it among the key's last
+ * distinct values. That is kept in a side table per rule ({@link KeyPolicy}), counted in the byte
+ * budget, dropped by sweeps once over (see docs/policies.md, "Bans and audit in the store").
+ * Requests with no such item take the paths above unchanged.
  */
 public final class MemoryStore implements Store {
   private static final long SWEEP_INTERVAL_MICROS = 1_000_000;
