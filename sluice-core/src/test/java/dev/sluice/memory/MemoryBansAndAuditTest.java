@@ -102,4 +102,25 @@ class MemoryBansAndAuditTest extends BansAndAuditConformanceTest {
     ticker.advance(Duration.ofMinutes(9));
     assertThat(s.tryAcquire(r, "k", 1)).isTrue();
   }
+
+  @Test
+  void bansAndAuditListsAreBoundedByTheByteBudget() {
+    MemoryStore s = MemoryStore.builder().ticker(ticker).automaticSweeps(false).maxBytes(50_000).build();
+    try {
+      Rule r = rule("ban").window(100, Duration.ofMinutes(1)).ban(new BanPolicy(1, Duration.ofMinutes(1),
+          Duration.ofMinutes(10))).audit(new AuditPolicy(100, "user")).build();
+      int stored = 0;
+      for (int i = 0; i < 10_000; i++) {
+        stored += s.banKey(r, "key-" + i, micros(60_000)) ? 1 : 0;
+      }
+      assertThat(stored).isBetween(1, 9_999);
+      assertThat(s.bytes()).isLessThanOrEqualTo(50_000).isEqualTo(s.recount()[1]);
+      for (int i = 0; i < 1_000; i++) {
+        decide(s, 0, item(r, "audited", 1, "user-" + i));
+      }
+      assertThat(s.bytes()).isLessThanOrEqualTo(50_000).isEqualTo(s.recount()[1]);
+    } finally {
+      s.close();
+    }
+  }
 }
