@@ -353,16 +353,21 @@ public final class MemoryStore implements Store {
   @Override
   public List<ItemDecision> decideSync(Batch batch) {
     long requested = batch.hasExplicitTime() ? batch.timeMicros() : ticker.nowMicros();
-    List<ItemDecision> out = batch.items().size() == 1 ? decideOne(batch, requested) : decideMany(batch, requested);
+    List<ResolvedItem> items = batch.items();
+    List<ItemDecision> out;
+    if (items.size() != 1) {
+      out = decideMany(batch, requested);
+    } else if (items.get(0).rule().ban() == null && items.get(0).audit() == null) {
+      out = decideOne(batch, requested);
+    } else {
+      out = decidePolicies(batch, requested);
+    }
     maybeSweep(requested);
     return out;
   }
 
   private List<ItemDecision> decideOne(Batch batch, long requested) {
     ResolvedItem item = batch.items().get(0);
-    if (item.rule().ban() != null || item.audit() != null) {
-      return decidePolicies(batch, requested);
-    }
     while (true) {
       KeyState s = state(item.rule(), item.key(), item.windows(), requested);
       if (s == null) {
