@@ -91,14 +91,17 @@ local function decide(keys, args)
     explicit = true
   end
   local call = new_call(now, explicit)
-  if mode == 'r' then
+  -- The common modes first: a request of rules without bans or audit compares no more than before.
+  if mode == 'd' then
+    decide_request(call, keys, 0, args, 1, #args - 1)
+  elseif mode == 'b' then
+    decide_batch(call, keys, args)
+  elseif mode == 'r' then
     return reserve(call, keys, args)
   elseif mode == 'p' or mode == 'q' then
     return decide_policies(call, keys, args, mode == 'q')
-  elseif mode == 'b' then
-    decide_batch(call, keys, args)
   else
-    decide_request(call, keys, 0, args, 1, #args - 1)
+    return redis.error_reply('ERR unknown mode ' .. mode)
   end
   return reply_of(call)
 end
