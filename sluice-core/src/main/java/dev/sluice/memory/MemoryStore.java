@@ -357,17 +357,16 @@ public final class MemoryStore implements Store {
     List<ItemDecision> out;
     if (items.size() != 1) {
       out = decideMany(batch, requested);
-    } else if (items.get(0).rule().ban() == null && items.get(0).audit() == null) {
-      out = decideOne(batch, requested);
     } else {
-      out = decidePolicies(batch, requested);
+      ResolvedItem item = items.get(0);
+      out = item.rule().ban() == null && item.audit() == null ? decideOne(item, requested)
+          : decidePolicies(batch, requested);
     }
     maybeSweep(requested);
     return out;
   }
 
-  private List<ItemDecision> decideOne(Batch batch, long requested) {
-    ResolvedItem item = batch.items().get(0);
+  private List<ItemDecision> decideOne(ResolvedItem item, long requested) {
     while (true) {
       KeyState s = state(item.rule(), item.key(), item.windows(), requested);
       if (s == null) {
