@@ -72,6 +72,14 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Counts of keys and bytes change only when a key is created, grows or is removed; decisions
  * on held keys never touch a shared counter.
+ *
+ * <p><b>Bans and audit.</b> For a rule with a {@link Rule#ban() ban} policy, a key under a ban is
+ * denied {@link DenyReason#BANNED} (its state neither read nor created, nothing of its request
+ * consumed), and the item's denials by its windows count toward the next ban; an item with an
+ * {@linkplain ResolvedItem#audit() audit value} that is consumed records it among the key's last
+ * distinct values. That is kept in a side table per rule ({@link KeyPolicy}), counted in the byte
+ * budget, dropped by sweeps once over (see docs/policies.md, "Bans and audit in the store").
+ * Requests with no such item take the paths above unchanged.
  */
 public final class MemoryStore implements Store {
   private static final long SWEEP_INTERVAL_MICROS = 1_000_000;
@@ -82,6 +90,8 @@ public final class MemoryStore implements Store {
   private final Budget budget;
   private final boolean automaticSweeps;
   private final ConcurrentHashMap<String, Table> tables = new ConcurrentHashMap<>();
+  /** Bans, counted denials and audit lists by rule name, for rules that ban or audit (see {@link KeyPolicy}). */
+  private final ConcurrentHashMap<String, Side> sides = new ConcurrentHashMap<>();
   /** store_full denials per rule name, kept across changes of a rule's definition. */
   private final ConcurrentHashMap<String, LongAdder> fullDenials = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -129,6 +139,21 @@ public final class MemoryStore implements Store {
     Table(Rule rule) {
       this.rule = rule;
       this.account = new Budget.Account(rule.name());
+    }
+  }
+
+  /**
+   * The {@link KeyPolicy}s of one rule's keys. Unlike a {@link Table} it is kept across changes of
+   * the rule's definition (a ban is about the key, not the windows), and dropped with the rule.
+   * Its bytes are counted in an account of their own under the rule's name, so they share the
+   * rule's guarantee and the pool by the same rules as states do.
+   */
+  private static final class Side {
+    final ConcurrentHashMap<String, KeyPolicy> keys = new ConcurrentHashMap<>();
+    final Budget.Account account;
+
+    Side(String rule) {
+      this.account = new Budget.Account(rule);
     }
   }
 
@@ -375,13 +400,20 @@ public final class MemoryStore implements Store {
   @Override
   public List<ItemDecision> decideSync(Batch batch) {
     long requested = batch.hasExplicitTime() ? batch.timeMicros() : ticker.nowMicros();
-    List<ItemDecision> out = batch.items().size() == 1 ? decideOne(batch, requested) : decideMany(batch, requested);
+    List<ResolvedItem> items = batch.items();
+    List<ItemDecision> out;
+    if (items.size() != 1) {
+      out = decideMany(batch, requested);
+    } else {
+      ResolvedItem item = items.get(0);
+      out = item.rule().ban() == null && item.audit() == null ? decideOne(item, requested)
+          : decidePolicies(batch, requested);
+    }
     maybeSweep(requested);
     return out;
   }
 
-  private List<ItemDecision> decideOne(Batch batch, long requested) {
-    ResolvedItem item = batch.items().get(0);
+  private List<ItemDecision> decideOne(ResolvedItem item, long requested) {
     while (true) {
       KeyState s = state(item.rule(), item.key(), item.windows(), requested);
       if (s == null) {
@@ -427,6 +459,9 @@ public final class MemoryStore implements Store {
    */
   @Override
   public boolean tryAcquire(Rule rule, String key, long cost) {
+    if (rule.ban() != null) {
+      return Store.super.tryAcquire(rule, key, cost);
+    }
     long requested = ticker.nowMicros();
     boolean admitted;
     while (true) {
@@ -469,6 +504,11 @@ public final class MemoryStore implements Store {
   private List<ItemDecision> decideMany(Batch batch, long requested) {
     List<ResolvedItem> items = batch.items();
     int n = items.size();
+    for (int i = 0; i < n; i++) {
+      if (items.get(i).rule().ban() != null || items.get(i).audit() != null) {
+        return decidePolicies(batch, requested);
+      }
+    }
     while (true) {
       KeyState[] states = new KeyState[n];
       boolean full = false;
@@ -565,6 +605,266 @@ public final class MemoryStore implements Store {
       out[i] = report(items.get(i), states[i], nows[i], evals[i]);
     }
     return Arrays.asList(out);
+  }
+
+  /**
+   * A request with an item whose rule bans or audits. Bans are looked up first, without
+   * creating anything: a banned key's state is neither created nor read. An enforced item under
+   * a ban denies the request (nothing of it is consumed; the other items are evaluated and
+   * reported); a shadow item under a ban is reported banned and consumes nothing, and blocks
+   * nothing. Then, as {@link #decideMany} decides, with two steps after the states are unlocked:
+   * each item of a ban rule denied by its windows (not by the store being full) counts a denial
+   * toward a ban, and each consumed item with an audit value records it.
+   */
+  private List<ItemDecision> decidePolicies(Batch batch, long requested) {
+    List<ResolvedItem> items = batch.items();
+    int n = items.size();
+    ItemDecision[] out = new ItemDecision[n];
+    boolean enforcedBan = false;
+    for (int i = 0; i < n; i++) {
+      ResolvedItem it = items.get(i);
+      if (it.rule().ban() != null) {
+        long until = bannedUntil(it.rule().name(), it.key(), requested);
+        if (until != Long.MIN_VALUE) {
+          out[i] = banned(it, until - requested);
+          enforcedBan |= !it.rule().shadow();
+        }
+      }
+    }
+    long[] auditUntil = new long[n];
+    Arrays.fill(auditUntil, Long.MIN_VALUE);
+    while (true) {
+      KeyState[] states = new KeyState[n];
+      int held = 0;
+      boolean full = false;
+      for (int i = 0; i < n; i++) {
+        if (out[i] == null || out[i].reason() != DenyReason.BANNED) {
+          ResolvedItem it = items.get(i);
+          states[i] = state(it.rule(), it.key(), it.windows(), requested);
+          full |= states[i] == null;
+          held += states[i] == null ? 0 : 1;
+        }
+      }
+      if (full) {
+        List<ItemDecision> reported = reportOnly(items, states, out, requested);
+        reported.toArray(out);
+        break;
+      }
+      KeyState[] lockOrder = new KeyState[held];
+      for (int i = 0, k = 0; i < n; i++) {
+        if (states[i] != null) {
+          lockOrder[k++] = states[i];
+        }
+      }
+      Arrays.sort(lockOrder, Comparator.comparingLong(s -> s.order));
+      boolean ban = enforcedBan;
+      List<ItemDecision> result = lockAll(lockOrder, () -> decidePoliciesLocked(items, states, out, ban, auditUntil,
+          requested));
+      if (result != null) {
+        break;
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      ResolvedItem it = items.get(i);
+      DenyReason r = out[i].reason();
+      if (it.rule().ban() != null && (r == DenyReason.LIMIT_EXCEEDED || r == DenyReason.COST_EXCEEDS_LIMIT
+          || r == DenyReason.WAIT_EXCEEDS_MAX_WAIT)) {
+        countDenial(it.rule(), it.key(), requested);
+      }
+      if (auditUntil[i] != Long.MIN_VALUE) {
+        recordAudit(it.rule(), it.key(), it.audit(), auditUntil[i], requested);
+      }
+    }
+    return Arrays.asList(out);
+  }
+
+  /**
+   * {@link #decideLocked} for {@link #decidePolicies}: items with a decision in {@code out}
+   * (banned) are skipped, and {@code enforcedBan} denies the request. Sets, for each consumed
+   * item with an audit value, when its key's state becomes idle (the audit list lasts as long).
+   */
+  private List<ItemDecision> decidePoliciesLocked(List<ResolvedItem> items, KeyState[] states, ItemDecision[] out,
+      boolean enforcedBan, long[] auditUntil, long requested) {
+    int n = items.size();
+    Eval[] evals = new Eval[n];
+    long[] nows = new long[n];
+    boolean[] first = new boolean[n];
+    boolean enforcedFit = !enforcedBan;
+    for (int i = 0; i < n; i++) {
+      if (states[i] == null) {
+        continue;
+      }
+      first[i] = states[i].lastSeen == Long.MIN_VALUE;
+      nows[i] = states[i].clamp(requested);
+      evals[i] = states[i].evaluate(nows[i], items.get(i).cost());
+      if (!evals[i].fits && !items.get(i).rule().shadow()) {
+        enforcedFit = false;
+      }
+    }
+    if (enforcedFit) {
+      for (int i = 0; i < n; i++) {
+        long cost = items.get(i).cost();
+        if (states[i] != null && evals[i].fits && cost > 0 && !room(states[i], nows[i], cost, evals[i])
+            && !items.get(i).rule().shadow()) {
+          enforcedFit = false;
+        }
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if (states[i] == null) {
+        continue;
+      }
+      ResolvedItem it = items.get(i);
+      if (enforcedFit && evals[i].fits && it.cost() > 0) {
+        states[i].commit(nows[i], it.cost(), evals[i]);
+        if (it.audit() != null && it.rule().audit() != null) {
+          auditUntil[i] = states[i].idleAt(nows[i]);
+        }
+      }
+      if (first[i]) {
+        firstDecided(states[i], nows[i]);
+      }
+      out[i] = report(it, states[i], nows[i], evals[i]);
+    }
+    return Arrays.asList(out);
+  }
+
+  /** The store is full for some new key: nothing is consumed; banned items keep their answer. */
+  private List<ItemDecision> reportOnly(List<ResolvedItem> items, KeyState[] states, ItemDecision[] banned,
+      long requested) {
+    List<ItemDecision> out = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      if (banned[i] != null && banned[i].reason() == DenyReason.BANNED) {
+        out.add(banned[i]);
+        continue;
+      }
+      out.add(fullBatch(List.of(items.get(i)), new KeyState[] {states[i]}, requested).get(0));
+    }
+    return out;
+  }
+
+  private static ItemDecision banned(ResolvedItem item, long leftMicros) {
+    return new ItemDecision(item.rule().name(), item.key(), item.cost(), false, DenyReason.BANNED, 0, List.of(),
+        item.rule().shadow(), KeyState.ceilMillis(leftMicros));
+  }
+
+  /** When the ban of {@code key} in force at {@code now} ends, or {@link Long#MIN_VALUE}. */
+  private long bannedUntil(String rule, String key, long now) {
+    Side side = sides.get(rule);
+    KeyPolicy p = side == null ? null : side.keys.get(key);
+    return p == null ? Long.MIN_VALUE : p.bannedAt(now);
+  }
+
+  private Side side(String rule) {
+    Side s = sides.get(rule);
+    if (s == null) {
+      s = sides.computeIfAbsent(rule, r -> {
+        Side fresh = new Side(r);
+        budget.open(fresh.account);
+        return fresh;
+      });
+    }
+    return s;
+  }
+
+  /**
+   * Runs {@code change} on the policy of {@code key}, created if absent, under its monitor; false
+   * when there is no room to create it (nothing is kept: a ban not started, a value not
+   * recorded, never an over-admission).
+   */
+  private boolean withPolicy(String rule, String key, java.util.function.Consumer<KeyPolicy> change) {
+    while (true) {
+      Side side = side(rule);
+      KeyPolicy p = side.keys.get(key);
+      if (p == null) {
+        long bytes = keyBytes(key) + KeyPolicy.FIELDS;
+        Budget.Refusal r = budget.reserve(side.account, 0, bytes);
+        if (r == Budget.Refusal.RETIRED) {
+          sides.remove(rule, side);
+          continue;
+        }
+        if (r != null) {
+          return false;
+        }
+        KeyPolicy created = new KeyPolicy();
+        created.bytes = KeyPolicy.FIELDS;
+        p = side.keys.putIfAbsent(key, created);
+        if (p != null) {
+          budget.release(side.account, 0, bytes);
+        } else {
+          p = created;
+        }
+      }
+      synchronized (p) {
+        if (p.dead) {
+          continue; // swept between lookup and lock
+        }
+        change.accept(p);
+        return true;
+      }
+    }
+  }
+
+  private void countDenial(Rule rule, String key, long now) {
+    withPolicy(rule.name(), key, p -> p.countDenial(rule.ban(), now));
+  }
+
+  private void recordAudit(Rule rule, String key, String value, long until, long now) {
+    int keep = rule.audit().keep();
+    Side side = side(rule.name());
+    withPolicy(rule.name(), key, p -> {
+      long need = p.recordBytes(value, keep);
+      if (budget.reserve(side.account, 0, need) == null) {
+        long delta = p.record(value, keep, until);
+        budget.release(side.account, 0, need - delta);
+      }
+    });
+  }
+
+  /**
+   * Bans {@code key} under {@code rule} until {@code untilMicros} (on the store's clock) and
+   * forgets its counted denials: decisions of a rule with a ban policy answer
+   * {@link DenyReason#BANNED} until then. False if the store had no room to record it.
+   */
+  boolean banKey(Rule rule, String key, long untilMicros) {
+    return withPolicy(rule.name(), key, p -> p.ban(untilMicros));
+  }
+
+  /** Lifts a ban of {@code key} under the rule named {@code rule} and forgets its counted denials. */
+  void unbanKey(String rule, String key) {
+    Side side = sides.get(rule);
+    KeyPolicy p = side == null ? null : side.keys.get(key);
+    if (p != null) {
+      p.unban();
+    }
+  }
+
+  /** The last distinct audited values that consumed {@code key} under the rule named {@code rule}, newest first. */
+  List<String> audit(String rule, String key) {
+    Side side = sides.get(rule);
+    KeyPolicy p = side == null ? null : side.keys.get(key);
+    return p == null ? List.of() : p.audit(ticker.nowMicros());
+  }
+
+  /** Drops the policies that hold nothing any more at {@code now}. Called by sweeps. */
+  private void sweepPolicies(long now) {
+    for (Side side : sides.values()) {
+      long removed = 0;
+      for (Map.Entry<String, KeyPolicy> en : side.keys.entrySet()) {
+        KeyPolicy p = en.getValue();
+        synchronized (p) {
+          if (!p.dead && p.expired(now)) {
+            p.dead = true;
+            if (side.keys.remove(en.getKey(), p)) {
+              removed += keyBytes(en.getKey()) + p.bytes;
+            }
+          }
+        }
+      }
+      if (removed > 0) {
+        budget.release(side.account, 0, removed);
+      }
+    }
   }
 
   private static ItemDecision report(ResolvedItem item, KeyState s, long now, Eval e) {
@@ -701,6 +1001,7 @@ public final class MemoryStore implements Store {
       }
       budget.all.sweepEnds(all);
       budget.borrowers.sweepEnds(borrowing);
+      sweepPolicies(nowMicros);
       lastSweep = nowMicros;
     } finally {
       long ended = ticker.nowMicros();
@@ -727,6 +1028,11 @@ public final class MemoryStore implements Store {
       for (Map.Entry<String, KeyState> en : t.keys.entrySet()) {
         keys++;
         bytes += keyBytes(en.getKey()) + en.getValue().bytes();
+      }
+    }
+    for (Side side : sides.values()) {
+      for (Map.Entry<String, KeyPolicy> en : side.keys.entrySet()) {
+        bytes += keyBytes(en.getKey()) + en.getValue().bytes;
       }
     }
     return new long[] {keys, bytes};
@@ -820,6 +1126,12 @@ public final class MemoryStore implements Store {
       }
     }
     fullDenials.keySet().removeIf(name -> after.get(name) == null);
+    for (Map.Entry<String, Side> en : sides.entrySet()) {
+      Rule now = after.get(en.getKey());
+      if ((now == null || now.ban() == null && now.audit() == null) && sides.remove(en.getKey(), en.getValue())) {
+        budget.close(en.getValue().account);
+      }
+    }
     rulesInForce(after);
   }
 
@@ -865,6 +1177,7 @@ public final class MemoryStore implements Store {
   public void close() {
     tables.values().forEach(t -> t.retired = true);
     tables.clear();
+    sides.clear();
     budget.clear();
   }
 

@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import dev.sluice.Algorithm;
+import dev.sluice.BanPolicy;
 import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.UnsupportedRuleException;
@@ -24,7 +25,8 @@ import java.util.List;
  * and per window limit, period and the numbers the algorithm derives from them (none, one or
  * two); for other windows than the key's own (a live limit), then the key's own (count, then
  * limit and period of each), under which a value with the rule's own fingerprint was written
- * (carry.lua converts it). Everything
+ * (carry.lua converts it); for a rule that bans or audits, then the ban's after, within and for
+ * (µs; zeros for none) and the audit's keep (0 for none). Everything
  * but cost and fresh time is fixed by the store, rule and windows, encoded once and validated
  * against what the script's double-precision arithmetic represents exactly. The script decodes
  * an argument once and keeps it, so the few distinct arguments of a rule cost one lookup.
@@ -155,6 +157,14 @@ final class ItemShape {
       for (Window w : own) {
         t.append(',').append(w.limit()).append(',').append(w.periodMicros());
       }
+    }
+    if (rule.ban() != null || rule.audit() != null) {
+      // Only rules that ban or audit carry these (see policies.lua): others' arguments are unchanged.
+      BanPolicy ban = rule.ban();
+      t.append(',').append(ban == null ? 0 : ban.after())
+          .append(',').append(ban == null ? 0 : ban.within().toNanos() / 1000)
+          .append(',').append(ban == null ? 0 : ban.duration().toNanos() / 1000)
+          .append(',').append(rule.audit() == null ? 0 : rule.audit().keep());
     }
     t.append(']');
     return new ItemShape(ascii("[" + code(rule.algorithm()) + ","), ascii(t.toString()));

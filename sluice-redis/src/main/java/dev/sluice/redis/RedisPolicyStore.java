@@ -30,7 +30,7 @@ import java.util.regex.Pattern;
  * Policy records in Redis, every key under the hash tag {@code {policies}} (one Cluster shard):
  * per kind a hash of the records and a lex-ordered zset for pages, a version counter, and a
  * change log holding the last {@value #LOG_SIZE} records changed. Each call is one run of {@code
- * policies.lua}, which changes a record and logs it together, on the server's clock. See {@code
+ * records.lua}, which changes a record and logs it together, on the server's clock. See {@code
  * docs/redis-internals.md}, "Policies".
  *
  * <p>Expiry: a record whose expiry has passed on the server's clock is absent for every call;
@@ -57,7 +57,7 @@ final class RedisPolicyStore implements PolicyStore {
 
   private static final Pattern RULE = Pattern.compile("[A-Za-z0-9_.:/-]{1,128}");
   private static final Pattern SKETCH_HEADER = Pattern.compile("sketch/1 (\\d{1,9}) (\\d{1,18}) (\\d{1,9})");
-  private static final ResourceScript SCRIPT = new ResourceScript("policies.lua");
+  private static final ResourceScript SCRIPT = new ResourceScript("records.lua");
   private static final ResourceScript SKETCHES = new ResourceScript("sketches.lua");
 
   private final Link link;
@@ -128,7 +128,7 @@ final class RedisPolicyStore implements PolicyStore {
       String field = field(rule, key);
       CompletionStage<Void> first = kind == PolicyKind.BAN
           // Lifted whether or not a record exists (an automatic ban may have none yet).
-          ? siblings.unban(rule, key)
+          ? siblings.unban(rule, key).thenApply(x -> (Void) null)
           : CompletableFuture.completedFuture(null);
       return first.thenCompose(v -> this.<List<Object>>records(ScriptOutputType.MULTI, "remove", kind(kind), field))
           .handle(RedisPolicyStore::result)

@@ -1,6 +1,7 @@
 package dev.sluice.redis;
 
 import dev.sluice.ItemDecision;
+import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Window;
@@ -44,6 +45,18 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RedisStore implements Store {
   private static final byte[] DECIDE = {'d'};
+  /** Modes {@code d} and {@code r} for requests with items of rules that ban or audit (policies.lua). */
+  private static final byte[] DECIDE_POLICIES = {'p'};
+  private static final byte[] RESERVE_POLICIES = {'q'};
+  private static final byte[] BAN_SUFFIX = ascii(":ban");
+  private static final byte[] AUDIT_SUFFIX = ascii(":audit");
+  /** Records ARGV[1] in the audit list KEYS[2] of the state key KEYS[1], keeping ARGV[2] values, as policies.lua does. */
+  private static final byte[] RECORD_SCRIPT = ascii("redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
+      + "redis.call('LPUSH', KEYS[2], ARGV[1])\n"
+      + "redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)\n"
+      + "local px = redis.call('PTTL', KEYS[1])\n"
+      + "if px > 0 then redis.call('PEXPIRE', KEYS[2], px) end\n"
+      + "return 1\n");
   private static final byte[] STORE_CLOCK = {};
   /** The one item of a request of one. */
   private static final int[] FIRST = {0};
@@ -53,6 +66,7 @@ public final class RedisStore implements Store {
   private final Coalescer coalescer;
   private final String prefix;
   private final KeyNames names;
+  private final StateSiblings siblings;
   private final long slackMillis;
   private final Map<Rule, Integer> fingerprints = new ConcurrentHashMap<>();
   private final Map<ShapeKey, ItemShape> shapes = new ConcurrentHashMap<>();
@@ -78,7 +92,8 @@ public final class RedisStore implements Store {
     this.prefix = b.prefix;
     this.names = new KeyNames(b.prefix);
     this.slackMillis = b.ttlSlack.toMillis();
-    this.policies = new RedisPolicyStore(link, b.prefix, new StateSiblings(link, names));
+    this.siblings = new StateSiblings(link, names);
+    this.policies = new RedisPolicyStore(link, b.prefix, siblings);
   }
 
   /**
@@ -116,6 +131,11 @@ public final class RedisStore implements Store {
       }
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
+    }
+    for (ResolvedItem it : items) {
+      if (hasPolicy(it)) {
+        return decidePolicies(items, keys, shape, time);
+      }
     }
     if (!link.clustered() || sameSlot(keys)) {
       // One server holds every key, so one script decides them all.
@@ -158,6 +178,10 @@ public final class RedisStore implements Store {
    */
   @Override
   public CompletionStage<Boolean> tryAcquireAsync(ResolvedItem item) {
+    if (hasPolicy(item)) {
+      return decide(new Batch(List.of(item), Request.STORE_CLOCK))
+          .thenApply(d -> d.get(0).allowed() || d.get(0).shadow());
+    }
     List<ResolvedItem> items = List.of(item);
     byte[][] keys;
     byte[][] args;
@@ -271,6 +295,159 @@ public final class RedisStore implements Store {
   public PolicyStore policies() {
     return policies;
   }
+
+  /** Whether deciding {@code it} involves its ban or audit keys (see policies.lua). */
+  private static boolean hasPolicy(ResolvedItem it) {
+    return it.rule().ban() != null || it.rule().audit() != null && it.audit() != null;
+  }
+
+  private static boolean audited(ResolvedItem it) {
+    return it.rule().audit() != null && it.audit() != null;
+  }
+
+  /**
+   * A request with an item of a rule that bans or audits: one call of its own (never batched
+   * with others: its keys and arguments are laid out differently), or on a Cluster across
+   * slots, reservations whose keys include the sibling keys of each shard's items.
+   */
+  private CompletionStage<List<ItemDecision>> decidePolicies(List<ResolvedItem> items, byte[][] keys,
+      ItemShape[] shape, byte[] time) {
+    if (!link.clustered() || sameSlot(keys)) {
+      int[] all = new int[items.size()];
+      for (int i = 0; i < all.length; i++) {
+        all[i] = i;
+      }
+      CompletableFuture<Replies.Report> call;
+      try {
+        call = Coalescer.call(link, policyKeys(items, keys, all, true),
+            policyArgs(DECIDE_POLICIES, time, items, shape, all, true), Replies.longs(items));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      return call.handle((report, err) -> {
+        if (err != null) {
+          throw StoreErrors.failure(err);
+        }
+        decidedAt(report.time(), time);
+        try {
+          return Replies.decode(report, items);
+        } catch (RuntimeException e) {
+          throw StoreErrors.failure(e);
+        }
+      });
+    }
+    // A reservation may be refunded, and a refund cannot take a value back out of an audit list:
+    // reservations record none, and the values of an admitted request are recorded after it.
+    ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
+        (mode, t, which, undo) -> undo == null
+            ? policyArgs(RESERVE_POLICIES, t, items, shape, which, false)
+            : args(mode, t, items, shape, which, undo),
+        t -> decidedAt(t, time), which -> policyKeys(items, keys, which, false));
+    return sharded.run().thenCompose(decided -> recordAudits(items, keys, decided)).handle((decided, err) -> {
+      if (err != null) {
+        throw StoreErrors.failure(err);
+      }
+      return decided;
+    });
+  }
+
+  /**
+   * After a request decided across shards: records the audit values of its consumed items
+   * (one call per such item, on its shard), then answers {@code decided}.
+   */
+  private CompletableFuture<List<ItemDecision>> recordAudits(List<ResolvedItem> items, byte[][] keys,
+      List<ItemDecision> decided) {
+    for (ItemDecision d : decided) {
+      if (!d.allowed() && !d.shadow()) {
+        return CompletableFuture.completedFuture(decided);
+      }
+    }
+    List<CompletableFuture<?>> calls = new java.util.ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      ResolvedItem it = items.get(i);
+      if (audited(it) && it.cost() > 0 && decided.get(i).allowed()) {
+        byte[][] k = {keys[i], concat(keys[i], AUDIT_SUFFIX)};
+        byte[][] a = {it.audit().getBytes(StandardCharsets.UTF_8), ItemShape.num(it.rule().audit().keep())};
+        calls.add(link.<Long>eval(RECORD_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER, k, a));
+      }
+    }
+    return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(v -> decided);
+  }
+
+  /**
+   * The keys of the items at {@code which}: their state keys, then in item order each one's ban
+   * key (a rule that bans) and audit key (an item with an audit value).
+   */
+  private static byte[][] policyKeys(List<ResolvedItem> items, byte[][] keys, int[] which, boolean withAudit) {
+    List<byte[]> out = new java.util.ArrayList<>(which.length * 3);
+    for (int i : which) {
+      out.add(keys[i]);
+    }
+    for (int i : which) {
+      ResolvedItem it = items.get(i);
+      if (it.rule().ban() != null) {
+        out.add(concat(keys[i], BAN_SUFFIX));
+      }
+      if (withAudit && audited(it)) {
+        out.add(concat(keys[i], AUDIT_SUFFIX));
+      }
+    }
+    return out.toArray(new byte[0][]);
+  }
+
+  /** {@link #args} for mode {@code p} or {@code q}, followed by the items' audit values (none: all absent). */
+  private byte[][] policyArgs(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
+      boolean withAudit) {
+    byte[][] a = args(mode, time, items, shape, which, null);
+    java.io.ByteArrayOutputStream values = new java.io.ByteArrayOutputStream();
+    for (int i : which) {
+      ResolvedItem it = items.get(i);
+      byte[] v = withAudit && audited(it) ? it.audit().getBytes(StandardCharsets.UTF_8) : null;
+      int length = v == null ? -1 : v.length;
+      values.write(length);
+      values.write(length >>> 8);
+      values.write(length >>> 16);
+      values.write(length >>> 24);
+      if (v != null) {
+        values.writeBytes(v);
+      }
+    }
+    byte[][] out = Arrays.copyOf(a, a.length + 1);
+    out[a.length] = values.toByteArray();
+    return out;
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * Bans {@code key} under {@code rule} until {@code untilMillis} (ms since the epoch): sets
+   * {@code <state key>:ban}, expiring then, and forgets its counted denials. Decisions of a rule
+   * with a ban policy answer banned until then. An end not in the future lifts any ban.
+   */
+  CompletionStage<Void> banKey(Rule rule, String key, long untilMillis) {
+    return siblings.ban(rule.name(), key, untilMillis);
+  }
+
+
+  /** Lifts a ban of {@code key} under the rule named {@code rule} and forgets its counted denials; whether there was any. */
+  CompletionStage<Boolean> unbanKey(String rule, String key) {
+    return siblings.unban(rule, key);
+  }
+
+
+  /** The last distinct audited values that consumed {@code key} under the rule named {@code rule}, newest first. */
+  CompletionStage<List<String>> audit(String rule, String key) {
+    return siblings.audit(rule, key);
+  }
+
 
   /** The store's connection, for tests. */
   Link link() {

@@ -19,7 +19,8 @@ import java.util.List;
  * <p>A decision call replies with one string (cheaper for the server to reply than an array).
  * It starts with little-endian int64s: the time decided at (µs), then each request's report. A
  * report is either numbers — per item: reason (0: allowed) and wait (µs), then per window
- * remaining, retry (µs; 0: not exceeded, -1: never) and reset (µs) — or, for a one-item request
+ * remaining, retry (µs; 0: not exceeded, -1: never) and reset (µs); for a banned item (reason 4)
+ * the wait is the ban's time left and the windows' numbers are zeros — or, for a one-item request
  * its algorithm decided in one pass, a single negative number, {@code -1 - reason - 4 * length},
  * standing for the key's value as decided (the value read, for a denial; the value written, for
  * an admission), which follows the numbers, after the values of the requests before it. That
@@ -31,7 +32,8 @@ import java.util.List;
  */
 final class Replies {
   private static final DenyReason[] REASONS = {
-      DenyReason.NONE, DenyReason.LIMIT_EXCEEDED, DenyReason.COST_EXCEEDS_LIMIT, DenyReason.WAIT_EXCEEDS_MAX_WAIT};
+      DenyReason.NONE, DenyReason.LIMIT_EXCEEDED, DenyReason.COST_EXCEEDS_LIMIT, DenyReason.WAIT_EXCEEDS_MAX_WAIT,
+      DenyReason.BANNED};
 
   private static final VarHandle LITTLE_ENDIAN_LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -151,6 +153,13 @@ final class Replies {
       }
       DenyReason reason = REASONS[(int) code];
       long wait = num(numbers, p++);
+      if (reason == DenyReason.BANNED) {
+        // A banned item was not evaluated: its windows' numbers are zeros; its wait is the ban's time left.
+        p += 3 * item.windows().size();
+        out.add(new ItemDecision(item.rule().name(), item.key(), item.cost(), false, reason, 0, List.of(),
+            item.rule().shadow(), ceilMillis(wait)));
+        continue;
+      }
       List<WindowState> windows = new ArrayList<>(item.windows().size());
       for (Window w : item.windows()) {
         long remaining = num(numbers, p++);

@@ -46,6 +46,8 @@ final class ShardedDecision {
   private final byte[] time;
   private final Arguments args;
   private final LongConsumer decidedAt;
+  /** The keys of a reservation of the items at {@code which}: their state keys, then any sibling keys. */
+  private final java.util.function.Function<int[], byte[][]> reserveKeys;
 
   /**
    * @param time the explicit time of the request's digits, or empty for the server's clock
@@ -53,12 +55,19 @@ final class ShardedDecision {
    */
   ShardedDecision(Link link, List<ResolvedItem> items, byte[][] keys, byte[] time, Arguments args,
       LongConsumer decidedAt) {
+    this(link, items, keys, time, args, decidedAt, null);
+  }
+
+  /** @param reserveKeys the keys of a reservation, when items have sibling keys (bans, audit); null: their state keys */
+  ShardedDecision(Link link, List<ResolvedItem> items, byte[][] keys, byte[] time, Arguments args,
+      LongConsumer decidedAt, java.util.function.Function<int[], byte[][]> reserveKeys) {
     this.link = link;
     this.items = items;
     this.keys = keys;
     this.time = time;
     this.args = args;
     this.decidedAt = decidedAt;
+    this.reserveKeys = reserveKeys != null ? reserveKeys : this::keysOf;
   }
 
   /** One slot's items and, once decided, the script's reply. */
@@ -93,7 +102,7 @@ final class ShardedDecision {
     CompletableFuture<?>[] calls = new CompletableFuture<?>[bySlot.size()];
     for (List<Integer> idx : bySlot.values()) {
       Group g = new Group(idx.stream().mapToInt(Integer::intValue).toArray());
-      calls[groups.size()] = DecisionScript.<List<?>>run(link, ScriptOutputType.MULTI, keysOf(g.which),
+      calls[groups.size()] = DecisionScript.<List<?>>run(link, ScriptOutputType.MULTI, reserveKeys.apply(g.which),
               args.of(RESERVE, time, g.which, null))
           .handle((reply, err) -> {
             g.reply = reply;

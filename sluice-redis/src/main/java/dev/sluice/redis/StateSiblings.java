@@ -9,8 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The keys beside a (rule, key)'s state that policies write: its ban ({@code <state key>:ban},
- * the end of the ban in epoch ms, expiring then) and its audit list ({@code <state key>:audit}).
+ * The keys beside a (rule, key)'s state that policies write: its ban ({@code <state key>:ban}, in
+ * the layout the decisions read, expiring when the ban ends) and its audit list
+ * ({@code <state key>:audit}).
  * They share the state key's hash tag, so the decision script can read them with the state.
  */
 final class StateSiblings {
@@ -31,8 +32,9 @@ final class StateSiblings {
     return call(rule, key, BAN, "ban", Long.toString(untilMillis)).thenApply(r -> null);
   }
 
-  CompletionStage<Void> unban(String rule, String key) {
-    return call(rule, key, BAN, "unban").thenApply(r -> null);
+  /** Lifts a ban and the denials counted towards one; whether there was either. */
+  CompletionStage<Boolean> unban(String rule, String key) {
+    return call(rule, key, BAN, "unban").thenApply(r -> ((Long) r) > 0);
   }
 
   /** The audit values, newest first. */

@@ -13,6 +13,8 @@
 --   'u' refund: undo reservations.
 --   'b' batch: several requests, each decided as by 'd', one after the other; the client sends
 --       one when decisions queue up behind calls in flight.
+--   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: its sibling
+--       keys follow the state keys and its audit values are the last argument (policies.lua).
 -- time: microseconds since the epoch ('d1700000000000000'), or nothing for the server's clock
 -- (TIME). Explicit time is for replay and tests; the server's clock is what lets instances with
 -- skewed clocks agree. Mode and time are one argument, since every argument has a cost.
@@ -79,7 +81,7 @@ local function decide(keys, args)
 
   local now
   local explicit = false
-  if mode == 'd' or mode == 'r' or mode == 'b' then
+  if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' then
     -- Lua converts the seconds and microseconds strings itself, cheaper than tonumber.
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
@@ -89,12 +91,17 @@ local function decide(keys, args)
     explicit = true
   end
   local call = new_call(now, explicit)
-  if mode == 'r' then
-    return reserve(call, keys, args)
+  -- The common modes first: a request of rules without bans or audit compares no more than before.
+  if mode == 'd' then
+    decide_request(call, keys, 0, args, 1, #args - 1)
   elseif mode == 'b' then
     decide_batch(call, keys, args)
+  elseif mode == 'r' then
+    return reserve(call, keys, args)
+  elseif mode == 'p' or mode == 'q' then
+    return decide_policies(call, keys, args, mode == 'q')
   else
-    decide_request(call, keys, 0, args, 1, #args - 1)
+    return redis.error_reply('ERR unknown mode ' .. mode)
   end
   return reply_of(call)
 end

@@ -13,6 +13,8 @@
 -- cheaper than a separate argument per number. An item of other windows than the key's own
 -- under the definition (a live limit) ends with the key's own (`own`: count, then limit and
 -- period each), for carry.lua.
+-- An item of a rule that bans or audits ends with four numbers more (see policies.lua): the
+-- ban's after, within and for (µs), 0 0 0 for none, and the audit's keep, 0 for none.
 --
 -- `over` lists the windows whose limit the cost exceeds (false: none); `algorithm` is the
 -- algorithm's table and `px` the usual TTL, both set by requests.lua; an algorithm's prepare adds
@@ -60,6 +62,13 @@ local function read_item(arg)
       parts[n + 1] = struct.pack('<I4I2', v[9], n)
       trailer = table.concat(parts)
     end
+    p = p + 1 + 2 * own.n
+  end
+  -- A rule that bans or audits: its four numbers come last (see policies.lua).
+  local ban, keep = false, false
+  if v[p] then
+    ban = v[p] > 0 and {after = v[p], within = v[p + 1], duration = v[p + 2]}
+    keep = v[p + 3] > 0 and v[p + 3]
   end
   return {
     code = code, cost = cost, fresh = v[3] or NEVER, shadow = v[4], fp = v[5], rfp = v[9], n = n,
@@ -67,7 +76,7 @@ local function read_item(arg)
     own = own,
     longest = longest, maxlimit = maxlimit, over = over, algorithm = false, px = false,
     fields = false, offsets = false, log_header = false, log_format = false, log_full = false,
-    decide = false, by_value = false, reads_whole = false,
+    decide = false, by_value = false, reads_whole = false, ban = ban, keep = keep, policy = ban or keep,
   }
 end
 

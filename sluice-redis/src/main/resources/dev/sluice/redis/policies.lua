@@ -1,214 +1,148 @@
--- The policy records (RedisPolicyStore): live limits, bans, list entries, their version and
--- change log (the denial sketches are sketches.lua's). Every key is under one hash tag, {policies}, so a Cluster
--- keeps them on one shard and one call changes a record and its log entry together.
+-- Bans and audit: requests with an item of a rule that bans or audits (modes 'p' and 'q', see
+-- decide.lua). Requests without such items never come here.
 --
--- ARGV[1] is the operation. Record operations get the same twelve keys:
---   KEYS[1] version   a counter: every change takes the next number (INCR)
---   KEYS[2] floor     the highest version the log no longer holds (0 while it holds all)
---   KEYS[3] log       zset: member '<kind> <rule> <key>', score the version of its last change
---   KEYS[4] expiry    zset: member '<kind> <rule> <key>', score the record's expiry (ms)
---   KEYS[5..12]       per kind (limit, ban, allow, deny): a hash, field '<rule> <key>' and value
---                     '<expiry ms> <value>', and a zset of the same fields at score 0, whose lex
---                     order ('<rule> <key>' as bytes) is the order of pages.
+-- Besides its state key, such an item has sibling keys in the state key's hash tag (so a Cluster
+-- keeps them on its shard), declared in KEYS after every state key, in item order: for a rule
+-- that bans, `<state key>:ban`; for an item with an audit value, `<state key>:audit`.
+-- The last argument holds the audit values: per item a little-endian int32 length (-1: none)
+-- followed by the value's bytes.
 --
--- Time is the server's (TIME), so instances with skewed clocks agree on what has expired. A
--- record whose expiry has passed is absent for every operation; each call removes up to
--- PURGE such records, each removal a change like any other, so readers of the log learn of it.
+-- `<state key>:ban` is three little-endian int64s: banned until (µs on the call's clock; a
+-- time not after now is no ban), denials counted, and when they are forgotten (µs). Counting is a
+-- fixed window that the first denial counted in it opens. Its TTL covers whichever lasts longer.
+-- `<state key>:audit` is a list, newest first, of the last `keep` distinct values that consumed
+-- the key, with the state key's TTL.
 
-local PURGE = 100
-local KIND = {limit = 5, ban = 7, allow = 9, deny = 11}
+local REASON_BANNED = 4
+local BAN_FORMAT = '<i8i8i8'
 
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-
--- 'limit rule key' -> 'limit', 'rule key'
-local function split_member(member)
-  local space = string.find(member, ' ', 1, true)
-  return string.sub(member, 1, space - 1), string.sub(member, space + 1)
-end
-
--- A stored value: expiry (ms, 0: never) and the record's value.
-local function parse(stored)
-  local space = string.find(stored, ' ', 1, true)
-  return tonumber(string.sub(stored, 1, space - 1)), string.sub(stored, space + 1)
-end
-
-local function expired(expiry, now)
-  return expiry ~= 0 and expiry <= now
-end
-
--- Logs a change of one record: the next version becomes its entry's score (one entry per
--- record, so the log holds the last `keep` records changed), and what no longer fits goes,
--- raising the floor below which a reader has missed changes.
-local function log_change(member, keep)
-  local v = redis.call('INCR', KEYS[1])
-  redis.call('ZADD', KEYS[3], v, member)
-  local excess = redis.call('ZCARD', KEYS[3]) - keep
-  if excess > 0 then
-    local last_gone = redis.call('ZRANGE', KEYS[3], excess - 1, excess - 1, 'WITHSCORES')
-    redis.call('SET', KEYS[2], last_gone[2])
-    redis.call('ZREMRANGEBYRANK', KEYS[3], 0, excess - 1)
+-- The ban key's fields: until, denials, end of the count; zeros when absent or unreadable.
+local function read_ban(key)
+  local raw = redis.call('GET', key)
+  if not raw or #raw ~= 24 then
+    return 0, 0, 0
   end
-  return v
+  local banned_until, denials, ends = struct.unpack(BAN_FORMAT, raw)
+  return banned_until, denials, ends
 end
 
-local function forget(kind, field, keep)
-  local k = KIND[kind]
-  local member = kind .. ' ' .. field
-  redis.call('HDEL', KEYS[k], field)
-  redis.call('ZREM', KEYS[k + 1], field)
-  redis.call('ZREM', KEYS[4], member)
-  return log_change(member, keep)
+-- A denial of the item's own windows at now counts toward a ban; the one that reaches `after`
+-- starts one (and the count starts over).
+local function count_denial(key, it, now)
+  local ban = it.ban
+  local banned_until, denials, ends = read_ban(key)
+  if denials == 0 or now >= ends then
+    denials, ends = 0, now + ban.within
+  end
+  denials = denials + 1
+  if denials >= ban.after then
+    banned_until = math.max(banned_until, now + ban.duration)
+    denials = 0
+  end
+  local last = banned_until
+  if denials > 0 and ends > last then
+    last = ends
+  end
+  redis.call('SET', key, struct.pack(BAN_FORMAT, banned_until, denials, ends), 'PX',
+    int(-floordiv(-(last - now), 1000) + it.slack))
 end
 
--- Removes up to PURGE records whose expiry has passed.
-local function purge(now, keep)
-  local due = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, PURGE)
-  for _, member in ipairs(due) do
-    local kind, field = split_member(member)
-    forget(kind, field, keep)
+-- The value moves to the front of the list of the last `keep` distinct values; the list lasts as
+-- long as the state key.
+local function record_audit(key, state_key, value, keep)
+  redis.call('LREM', key, 1, value)
+  redis.call('LPUSH', key, value)
+  redis.call('LTRIM', key, 0, keep - 1)
+  local px = redis.call('PTTL', state_key)
+  if px > 0 then
+    redis.call('PEXPIRE', key, px)
   end
 end
 
-local function version()
-  return tonumber(redis.call('GET', KEYS[1]) or '0')
+local function report_policy_entry(call, entry)
+  if not entry.banned then
+    report_entry(call, entry)
+    return
+  end
+  local numbers, at = call.numbers, call.last_number
+  numbers[at + 1], numbers[at + 2] = REASON_BANNED, entry.banned
+  at = at + 2
+  for i = 1, 3 * entry.it.n do
+    numbers[at + i] = 0
+  end
+  call.last_number = at + 3 * entry.it.n
 end
 
--- put kind field value expiry max keep -> version. The expiry is stored as the digits it came
--- in: Lua's numbers print only 14 significant digits.
-local function put(now, kind, field, value, expiry_digits, max, keep)
-  local k = KIND[kind]
-  local expiry = tonumber(expiry_digits)
-  local stored = redis.call('HGET', KEYS[k], field)
-  if expired(expiry, now) then
-    -- Already over on the server's clock: the record is absent, as if it had expired here.
-    if stored then
-      return forget(kind, field, keep)
+-- One request of n = #args - 2 items (args[2..n+1]), all or nothing, as decide_request decides
+-- (mode 'p') or reserve reserves (mode 'q'), and what reserve replies. A banned item is not read
+-- nor evaluated: it is reported banned with the time left, and if its rule is enforced (not
+-- shadow) it denies the request.
+local function decide_policies(call, keys, args, reserving)
+  local n = #args - 2
+  local values, pos, sibling = args[#args], 1, n
+  local now = call.now
+  local entries, undos, bans, audits = {}, {}, {}, {}
+  local enforced_fit = true
+  for k = 1, n do
+    local it = item(call, args[1 + k])
+    local length = struct.unpack('<i4', values, pos)
+    pos = pos + 4
+    if it.ban then
+      sibling = sibling + 1
+      bans[k] = keys[sibling]
     end
-    return version()
-  end
-  if not stored and redis.call('HLEN', KEYS[k]) >= max then
-    return redis.error_reply('POLICYFULL the store keeps at most ' .. max .. ' ' .. kind
-      .. ' records: remove some, or let them expire')
-  end
-  local member = kind .. ' ' .. field
-  redis.call('HSET', KEYS[k], field, expiry_digits .. ' ' .. value)
-  redis.call('ZADD', KEYS[k + 1], 0, field)
-  if expiry == 0 then
-    redis.call('ZREM', KEYS[4], member)
-  else
-    redis.call('ZADD', KEYS[4], expiry_digits, member)
-  end
-  return log_change(member, keep)
-end
-
--- remove kind field keep -> {removed (1/0), version}
-local function remove(now, kind, field, keep)
-  local stored = redis.call('HGET', KEYS[KIND[kind]], field)
-  if not stored then
-    return {0, version()}
-  end
-  local expiry = parse(stored)
-  local v = forget(kind, field, keep)
-  return {expired(expiry, now) and 0 or 1, v}
-end
-
--- get kind field -> {expiry, value} or {}
-local function get(now, kind, field)
-  local stored = redis.call('HGET', KEYS[KIND[kind]], field)
-  if not stored then
-    return {}
-  end
-  local expiry, value = parse(stored)
-  if expired(expiry, now) then
-    return {}
-  end
-  return {expiry, value}
-end
-
--- page kind min max count -> {field, expiry, value, ...}: up to count live records in lex order
--- from min to max (ZRANGEBYLEX bounds). Expired records not purged yet are skipped.
-local function page(now, kind, min, max, count)
-  local k = KIND[kind]
-  local out = {}
-  local found = 0
-  while found < count do
-    local fields = redis.call('ZRANGEBYLEX', KEYS[k + 1], min, max, 'LIMIT', 0, count)
-    if #fields == 0 then
-      break
+    if length >= 0 then
+      sibling = sibling + 1
+      audits[k] = {keys[sibling], string.sub(values, pos, pos + length - 1)}
+      pos = pos + length
     end
-    local stored = redis.call('HMGET', KEYS[k], unpack(fields))
-    for i, field in ipairs(fields) do
-      if stored[i] then
-        local expiry, value = parse(stored[i])
-        if not expired(expiry, now) and found < count then
-          out[#out + 1] = field
-          out[#out + 1] = expiry
-          out[#out + 1] = value
-          found = found + 1
-        end
+    local entry
+    local banned_until = bans[k] and read_ban(bans[k]) or 0
+    if banned_until > now then
+      entry = {it = it, key = keys[k], banned = banned_until - now, fits = false, state = false}
+    else
+      undos[k] = {}
+      entry = evaluate_entry(call, keys[k], it, reserving and undos[k] or nil)
+    end
+    entries[k] = entry
+    if not entry.fits and not it.shadow then
+      enforced_fit = false
+    end
+  end
+  local reply
+  if reserving then
+    for k = 1, n do report_policy_entry(call, entries[k]) end
+    reply = {false, pack_numbers(call.numbers, call.last_number)}
+  end
+  for k = 1, n do
+    local entry = entries[k]
+    local it = entry.it
+    if entry.banned then
+      if reply then reply[k + 2] = {} end
+    else
+      local commit = enforced_fit and entry.fits and it.cost > 0
+      local undo = nil
+      if reply then
+        undo = (commit and not entry.state) and undos[k] or {}
+        reply[k + 2] = undo
+      end
+      settle_entry(call, entry, commit, undo)
+      local reason = entry.state and entry.state.reason or entry.reason
+      if bans[k] and not entry.fits and reason ~= REASON_NONE then
+        count_denial(bans[k], it, now)
+      end
+      if commit and audits[k] and it.keep then
+        record_audit(audits[k][1], keys[k], audits[k][2], it.keep)
       end
     end
-    if #fields < count then
-      break
-    end
-    min = '(' .. fields[#fields]
   end
-  return out
+  if reply then
+    call.last_number = 1
+  end
+  for k = 1, n do report_policy_entry(call, entries[k]) end
+  if reply then
+    reply[1] = pack_numbers(call.numbers, call.last_number)
+    return reply
+  end
+  return reply_of(call)
 end
-
--- changes since max -> {version, complete (1/0), kind, field, expiry (-1: removed), value, ...}
--- The changes after `since`, at most `max` records, each as it is now. When there are more, the
--- version returned is that of the last one returned, and the reader asks again from there.
-local function changes(now, since_digits, max)
-  local since = tonumber(since_digits)
-  local current = version()
-  local floor = tonumber(redis.call('GET', KEYS[2]) or '0')
-  -- A reader behind the floor missed changes; one ahead of the version read another data set
-  -- (the keys were deleted, or the server lost them): both must read everything again.
-  if since < floor or since > current then
-    return {current, 0}
-  end
-  local entries = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. since_digits, '+inf', 'WITHSCORES', 'LIMIT', 0, max)
-  local out = {current, 1}
-  if #entries == 2 * max then
-    out[1] = tonumber(entries[#entries])
-  end
-  for i = 1, #entries, 2 do
-    local kind, field = split_member(entries[i])
-    local stored = redis.call('HGET', KEYS[KIND[kind]], field)
-    local expiry, value = -1, ''
-    if stored then
-      expiry, value = parse(stored)
-      if expired(expiry, now) then
-        expiry, value = -1, ''
-      end
-    end
-    out[#out + 1] = kind
-    out[#out + 1] = field
-    out[#out + 1] = expiry
-    out[#out + 1] = value
-  end
-  return out
-end
-
-local op = ARGV[1]
-local keep = tonumber(ARGV[2])
-local now = now_ms()
-purge(now, keep)
-if op == 'put' then
-  return put(now, ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]), keep)
-elseif op == 'remove' then
-  return remove(now, ARGV[3], ARGV[4], keep)
-elseif op == 'get' then
-  return get(now, ARGV[3], ARGV[4])
-elseif op == 'page' then
-  return page(now, ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6]))
-elseif op == 'changes' then
-  return changes(now, ARGV[3], tonumber(ARGV[4]))
-elseif op == 'version' then
-  return version()
-end
-return redis.error_reply('ERR unknown policy operation')

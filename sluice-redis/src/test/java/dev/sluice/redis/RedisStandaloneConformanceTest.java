@@ -51,4 +51,12 @@ class RedisStandaloneConformanceTest {
       return sharedStore();
     }
   }
+
+  @Nested
+  class BansAndAudit extends RedisBansAndAuditConformance {
+    @Override
+    String uri() {
+      return redis.get().uri();
+    }
+  }
 }

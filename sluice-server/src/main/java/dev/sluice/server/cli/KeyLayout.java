@@ -81,6 +81,24 @@ final class KeyLayout {
     return new String(name, p + 1, length, StandardCharsets.US_ASCII);
   }
 
+  private static final byte[][] SIBLING_SUFFIXES = {
+      ":ban".getBytes(StandardCharsets.US_ASCII), ":audit".getBytes(StandardCharsets.US_ASCII)};
+
+  /**
+   * The rule of a ban or audit key the store wrote beside a state key ({@code <state key>:ban},
+   * {@code <state key>:audit}), or null if {@code name} is not one. They are not state: their
+   * TTL is the ban's or the state's, set by the store.
+   */
+  String siblingRuleOf(byte[] name) {
+    for (byte[] suffix : SIBLING_SUFFIXES) {
+      int base = name.length - suffix.length;
+      if (base > 0 && java.util.Arrays.equals(name, base, name.length, suffix, 0, suffix.length)) {
+        return ruleOf(java.util.Arrays.copyOf(name, base));
+      }
+    }
+    return null;
+  }
+
   private static boolean ruleChar(byte b) {
     return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_' || b == '.'
         || b == ':' || b == '/' || b == '-';

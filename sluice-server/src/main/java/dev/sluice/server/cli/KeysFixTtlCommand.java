@@ -33,11 +33,14 @@ import picocli.CommandLine.Option;
     description = {"Give a TTL to every key under --prefix that has none. A key of a rule in --config gets the "
         + "longest TTL a write of that rule sets (its longest window; a sliding window adds a bucket, a leaky bucket "
         + "its max_wait) plus 1 s; any other key of the store's naming gets --ttl. Keys under the prefix not named as the store names keys "
-        + "are never changed, nor are keys outside the prefix, nor keys that already have a TTL.",
+        + "are never changed, nor are bans and audit lists beside a key's state (<key>:ban, <key>:audit), nor keys "
+        + "outside the prefix, nor keys that already have a TTL.",
         "Give --config, --ttl or both."})
 final class KeysFixTtlCommand extends KeyspaceCommand {
   /** The store's default TTL slack: a TTL given here is the one a write would have set. */
   static final long SLACK_MILLIS = 1000;
+  /** Stands for a ban or audit key among the rules of a batch's keys. */
+  private static final String POLICY = "(policy)";
 
   /**
    * Sets the TTL only if the key still has none, in one step: a TTL the store sets meanwhile (a
@@ -65,6 +68,7 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
   private final Map<String, long[]> fixed = new TreeMap<>();
   private final Map<String, long[]> leftAlone = new TreeMap<>();
   private long otherWithoutTtl;
+  private long policyWithoutTtl;
   private long fixedTotal;
 
   KeysFixTtlCommand(boolean errIsTerminal, LongSupplier nanoClock) {
@@ -172,8 +176,9 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
     node.pipeline(() -> {
       for (byte[] k : keys) {
         String rule = layout.ruleOf(k);
+        // A ban or audit key is not state: its TTL is not the rule's, and it is never changed here.
         Long ms = rule == null ? null : ttlOf(rule);
-        ruleOf.add(rule);
+        ruleOf.add(rule == null && layout.siblingRuleOf(k) != null ? POLICY : rule);
         if (ms == null || dryRun) {
           replies.add(commands.pttl(k));
         } else {
@@ -185,6 +190,10 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
     List<Long> reply = KeyScanner.awaitAll(replies);
     for (int i = 0; i < keys.size(); i++) {
       String rule = ruleOf.get(i);
+      if (POLICY.equals(rule)) {
+        policyWithoutTtl += reply.get(i) == -1 ? 1 : 0;
+        continue;
+      }
       Long ms = rule == null ? null : ttlOf(rule);
       boolean lacksTtl = ms == null || dryRun ? reply.get(i) == -1 : reply.get(i) == 1;
       if (!lacksTtl) {
@@ -202,12 +211,12 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
   }
 
   private void text(PrintWriter out, Keyspace keyspace, KeyLayout layout, long seen) {
-    long left = otherWithoutTtl + leftAlone.values().stream().mapToLong(c -> c[0]).sum();
+    long left = otherWithoutTtl + policyWithoutTtl + leftAlone.values().stream().mapToLong(c -> c[0]).sum();
     out.printf(Locale.ROOT, "%s, prefix '%s': %,d keys on %s; %,d without a TTL%n", keyspace.description(),
         layout.prefix(), seen, nodes(keyspace.nodes().size()), fixedTotal + left);
     out.printf(Locale.ROOT, "%s %,d key%s%s%n", dryRun ? "would fix" : "fixed", fixedTotal, fixedTotal == 1 ? "" : "s",
         dryRun ? " (dry run: nothing changed)" : "");
-    int width = KeysStatsCommand.OTHER.length();
+    int width = (policyWithoutTtl > 0 ? KeysStatsCommand.POLICY : KeysStatsCommand.OTHER).length();
     for (String r : fixed.keySet()) {
       width = Math.max(width, r.length());
     }
@@ -224,6 +233,10 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
       for (Map.Entry<String, long[]> e : leftAlone.entrySet()) {
         out.printf(Locale.ROOT, format, e.getKey(), String.format(Locale.ROOT, "%,d", e.getValue()[0]),
             "rule not in " + config + "; give --ttl to fix these too");
+      }
+      if (policyWithoutTtl > 0) {
+        out.printf(Locale.ROOT, format, KeysStatsCommand.POLICY, String.format(Locale.ROOT, "%,d", policyWithoutTtl),
+            "a ban or an audit list beside a key's state; never changed");
       }
       if (otherWithoutTtl > 0) {
         out.printf(Locale.ROOT, format, KeysStatsCommand.OTHER, String.format(Locale.ROOT, "%,d", otherWithoutTtl),
@@ -248,6 +261,7 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
     for (Map.Entry<String, long[]> e : leftAlone.entrySet()) {
       left.addObject().put("rule", e.getKey()).put("keys", e.getValue()[0]);
     }
+    root.putObject("policy").put("noTtl", policyWithoutTtl);
     root.putObject("other").put("noTtl", otherWithoutTtl);
     out.println(root);
   }

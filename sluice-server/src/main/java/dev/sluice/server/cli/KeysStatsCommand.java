@@ -19,10 +19,12 @@ import picocli.CommandLine.Command;
 @Command(name = "stats", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Report the keys under --prefix per rule (read from each key's name): how many, how many have "
         + "no TTL, and their memory as MEMORY USAGE reports it (total and average bytes), largest first. Keys "
-        + "under the prefix that are not named as the store names keys are reported on a line of their own.",
+        + "under the prefix that are not named as the store names keys are reported on a line of their own, and so "
+        + "are the bans and audit lists the store keeps beside a key's state (<key>:ban, <key>:audit).",
         "Changes nothing."})
 final class KeysStatsCommand extends KeyspaceCommand {
   static final String OTHER = "(not a Sluice key)";
+  static final String POLICY = "(bans and audit lists)";
 
   /** Counts for one rule. */
   static final class Tally {
@@ -37,6 +39,8 @@ final class KeysStatsCommand extends KeyspaceCommand {
 
   private final Map<String, Tally> perRule = new HashMap<>();
   private final Tally other = new Tally();
+  /** Keys beside a state key: bans and audit lists, of any rule. */
+  private final Tally policy = new Tally();
 
   KeysStatsCommand(boolean errIsTerminal, LongSupplier nanoClock) {
     super(errIsTerminal, nanoClock);
@@ -87,7 +91,8 @@ final class KeysStatsCommand extends KeyspaceCommand {
         continue;
       }
       String rule = layout.ruleOf(keys.get(i));
-      Tally t = rule == null ? other : perRule.computeIfAbsent(rule, r -> new Tally());
+      Tally t = rule != null ? perRule.computeIfAbsent(rule, r -> new Tally())
+          : layout.siblingRuleOf(keys.get(i)) != null ? policy : other;
       t.keys++;
       t.bytes += size.get(i);
       if (ttl.get(i) == -1) {
@@ -105,7 +110,7 @@ final class KeysStatsCommand extends KeyspaceCommand {
       List<Map.Entry<String, Tally>> rows) {
     out.printf(Locale.ROOT, "%s, prefix '%s': %,d keys on %s%n", keyspace.description(), layout.prefix(), total.keys,
         nodes(keyspace.nodes().size()));
-    int width = OTHER.length();
+    int width = (policy.keys > 0 ? POLICY : OTHER).length();
     for (Map.Entry<String, Tally> e : rows) {
       width = Math.max(width, e.getKey().length());
     }
@@ -113,6 +118,9 @@ final class KeysStatsCommand extends KeyspaceCommand {
     out.printf(Locale.ROOT, format, "rule", "keys", "no TTL", "bytes", "avg bytes");
     for (Map.Entry<String, Tally> e : rows) {
       row(out, format, e.getKey(), e.getValue());
+    }
+    if (policy.keys > 0) {
+      row(out, format, POLICY, policy);
     }
     if (other.keys > 0) {
       row(out, format, OTHER, other);
@@ -138,6 +146,7 @@ final class KeysStatsCommand extends KeyspaceCommand {
     for (Map.Entry<String, Tally> e : rows) {
       counts(rules.addObject().put("rule", e.getKey()), e.getValue());
     }
+    counts(root.putObject("policy"), policy);
     counts(root.putObject("other"), other);
     out.println(root);
   }

@@ -63,6 +63,18 @@ class KeyLayoutTest {
   }
 
   @Test
+  void aBanOrAuditKeyBesideAStateKeyHasItsRuleButIsNotState() {
+    KeyLayout layout = new KeyLayout("sluice:");
+    assertThat(layout.ruleOf(bytes("sluice:{auth.login|user:1}:ban"))).isNull();
+    assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}:ban"))).isEqualTo("auth.login");
+    assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}:audit"))).isEqualTo("auth.login");
+    assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}"))).isNull();
+    assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}:other"))).isNull();
+    assertThat(layout.siblingRuleOf(bytes("sluice:legacy:ban"))).isNull();
+    assertThat(layout.siblingRuleOf(bytes(":ban"))).isNull();
+  }
+
+  @Test
   void thePatternMatchesThePrefixLiterally() {
     assertThat(new String(new KeyLayout("sluice:").matchPattern(), StandardCharsets.UTF_8)).isEqualTo("sluice:*");
     assertThat(new String(new KeyLayout("a*b?c[d]e\\f:").matchPattern(), StandardCharsets.UTF_8))

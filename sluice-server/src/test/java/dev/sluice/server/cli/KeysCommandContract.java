@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.Algorithm;
+import dev.sluice.AuditPolicy;
+import dev.sluice.BanPolicy;
 import dev.sluice.RateLimiter;
+import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
 import dev.sluice.redis.RedisStore;
 import dev.sluice.server.cli.Cli.Run;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.ResolvedItem;
 import dev.sluice.testkit.RedisDeployment;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.ByteArrayInputStream;
@@ -173,6 +178,43 @@ abstract class KeysCommandContract {
     assertThat(report.get("noTtl").asLong()).isEqualTo(5 + NOT_SLUICE.size());
     assertThat(deployment().commandCalls("keys")).as("KEYS is never sent").isEqualTo(keysBefore);
     assertThat(deployment().commandCalls("scan")).isPositive();
+  }
+
+  @Test
+  void theBansAndAuditListsBesideAKeysStateAreNeitherTakenForStateNorChanged() {
+    Rule guarded = Rule.builder("guarded").window(1, Duration.ofMinutes(1))
+        .ban(new BanPolicy(1, Duration.ofMinutes(1), Duration.ofMinutes(5))).audit(new AuditPolicy(3, "user")).build();
+    String state;
+    try (RedisStore store = RedisStore.connect(deployment().uri())) {
+      for (String user : List.of("alice", "bob")) {
+        store.decideSync(new Batch(List.of(new ResolvedItem(guarded, "k", 1, guarded.windows(), user)),
+            Request.STORE_CLOCK));
+      }
+      state = store.keyName("guarded", "k");
+    }
+    assertThat(redis().exists(state, state + ":ban", state + ":audit")).isEqualTo(3);
+    // A ban key without a TTL (an operator's PERSIST) is reported, and still left alone.
+    assertThat(redis().persist(state + ":ban")).isTrue();
+
+    Run stats = keys("stats", "--json");
+    assertThat(stats.exit()).as(stats.err()).isZero();
+    JsonNode report = ReplayCommandTest.json(stats.out());
+    for (JsonNode row : report.get("rules")) {
+      if (row.get("rule").asText().equals("guarded")) {
+        assertThat(row.get("keys").asLong()).as("the state key alone").isEqualTo(1);
+      }
+    }
+    assertThat(report.get("policy").get("keys").asLong()).isEqualTo(2);
+    assertThat(report.get("policy").get("noTtl").asLong()).isEqualTo(1);
+    assertThat(report.get("other").get("keys").asLong()).isEqualTo(NOT_SLUICE.size());
+    assertThat(keys("stats").out()).contains(KeysStatsCommand.POLICY);
+
+    Run fix = keys("fix-ttl", "--ttl", "1h", "--json");
+    assertThat(fix.exit()).as(fix.err()).isZero();
+    JsonNode fixed = ReplayCommandTest.json(fix.out());
+    assertThat(fixed.get("policy").get("noTtl").asLong()).isEqualTo(1);
+    assertThat(redis().pttl(state + ":ban")).isEqualTo(-1);
+    assertThat(redis().pttl(state + ":audit")).isPositive();
   }
 
   @Test

@@ -1,0 +1,133 @@
+package dev.sluice.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Algorithm;
+import dev.sluice.AuditPolicy;
+import dev.sluice.BanPolicy;
+import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
+import dev.sluice.memory.MemoryStore;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.ResolvedItem;
+import dev.sluice.testing.FakeTicker;
+import dev.sluice.testing.MemoryPolicyAccess;
+import dev.sluice.testkit.Flavor;
+import dev.sluice.testkit.Standalone;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+
+/**
+ * Random traces on explicit times, with bans (counted and an operator's), unbans and audit
+ * values, through the memory store (the reference) and a Redis store: every decision, and in the
+ * end every audit list, must be the same.
+ */
+class BansAndAuditDifferentialProperties {
+  private static final long START_MS = 1_800_000_000_000L;
+  private static final AtomicInteger TRIES = new AtomicInteger();
+  private static Standalone server;
+  private static RedisStore redis;
+
+  @BeforeContainer
+  static void start() {
+    server = Standalone.start(Flavor.REDIS);
+    redis = RedisStore.builder(server.uri()).ttlSlack(Duration.ofMinutes(10)).build();
+  }
+
+  @AfterContainer
+  static void stop() {
+    if (redis != null) {
+      redis.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  /** One step: a request of up to three items, or an operator's ban or unban of one key. */
+  record Step(long advanceMs, int kind, List<int[]> items, long banMs) {}
+
+  private static final String[] KEYS = {"a", "b"};
+  private static final String[] USERS = {"u1", "u2", "u3", "u4"};
+
+  private static List<Rule> rules(int run) {
+    String s = "." + run;
+    return List.of(
+        Rule.builder("banned" + s).algorithm(Algorithm.FIXED_WINDOW).window(3, Duration.ofSeconds(10))
+            .ban(new BanPolicy(2, Duration.ofSeconds(5), Duration.ofSeconds(4))).build(),
+        Rule.builder("audited" + s).algorithm(Algorithm.TOKEN_BUCKET).window(5, Duration.ofSeconds(10))
+            .audit(new AuditPolicy(2, "user")).build(),
+        Rule.builder("both" + s).algorithm(Algorithm.SLIDING_LOG).window(2, Duration.ofSeconds(3))
+            .ban(new BanPolicy(1, Duration.ofSeconds(2), Duration.ofMillis(1500))).audit(new AuditPolicy(3, "user"))
+            .build(),
+        Rule.builder("shadow" + s).algorithm(Algorithm.SLIDING_WINDOW).window(2, Duration.ofSeconds(4)).shadow(true)
+            .ban(new BanPolicy(2, Duration.ofSeconds(3), Duration.ofSeconds(2))).build(),
+        Rule.builder("plain" + s).window(4, Duration.ofSeconds(5)).build());
+  }
+
+  @Provide
+  Arbitrary<List<Step>> traces() {
+    // An item: rule index, key index, cost 0..2, user index (-1: no audit value).
+    Arbitrary<int[]> item = Combinators.combine(Arbitraries.integers().between(0, 4),
+        Arbitraries.integers().between(0, 1), Arbitraries.integers().between(0, 2),
+        Arbitraries.integers().between(-1, 3)).as((r, k, c, u) -> new int[] {r, k, c, u});
+    Arbitrary<List<int[]>> items = item.list().ofMinSize(1).ofMaxSize(3)
+        .uniqueElements(i -> i[0] * 10 + i[1]);
+    Arbitrary<Step> step = Combinators.combine(Arbitraries.longs().between(0, 1500),
+        Arbitraries.integers().between(0, 19), items, Arbitraries.longs().between(1, 5000))
+        .as(Step::new);
+    return step.list().ofMinSize(1).ofMaxSize(60);
+  }
+
+  @Property(tries = 40)
+  void redisDecidesBansAndAuditExactlyAsTheMemoryStore(@ForAll("traces") List<Step> trace) {
+    int run = TRIES.incrementAndGet();
+    List<Rule> rules = rules(run);
+    FakeTicker ticker = new FakeTicker(START_MS * 1000);
+    MemoryStore memory = MemoryStore.builder().ticker(ticker).automaticSweeps(false).build();
+    long now = START_MS;
+    for (int i = 0; i < trace.size(); i++) {
+      Step step = trace.get(i);
+      now += step.advanceMs();
+      int[] first = step.items().get(0);
+      Rule rule = rules.get(first[0]);
+      String key = KEYS[first[1]];
+      if (step.kind() == 0) {
+        MemoryPolicyAccess.ban(memory, rule, key, (now + step.banMs()) * 1000);
+        redis.banKey(rule, key, now + step.banMs()).toCompletableFuture().join();
+        continue;
+      }
+      if (step.kind() == 1) {
+        MemoryPolicyAccess.unban(memory, rule.name(), key);
+        redis.unbanKey(rule.name(), key).toCompletableFuture().join();
+        continue;
+      }
+      List<ResolvedItem> items = new ArrayList<>();
+      for (int[] it : step.items()) {
+        Rule r = rules.get(it[0]);
+        String k = KEYS[it[1]];
+        items.add(new ResolvedItem(r, k, it[2], r.windowsFor(k), it[3] < 0 ? null : USERS[it[3]]));
+      }
+      Batch b = new Batch(items, now * 1000);
+      List<ItemDecision> expected = memory.decideSync(b);
+      List<ItemDecision> actual = redis.decideSync(b);
+      assertThat(actual).as("step %d at %d ms, items %s", i, now - START_MS, items).isEqualTo(expected);
+    }
+    for (Rule r : rules) {
+      for (String k : KEYS) {
+        assertThat(redis.audit(r.name(), k).toCompletableFuture().join()).as("audit of %s %s", r.name(), k)
+            .isEqualTo(MemoryPolicyAccess.audit(memory, r.name(), k));
+      }
+    }
+  }
+}
