@@ -150,17 +150,7 @@ public final class RedisStore implements Store {
           ? Coalescer.call(link, keys, args, longs)
           // Standalone and Sentinel: one server, whose calls may go together (see Coalescer).
           : coalescer.submit(keys, args, time, longs);
-      return call.handle((report, err) -> {
-        if (err != null) {
-          throw StoreErrors.failure(err);
-        }
-        decidedAt(report.time(), time);
-        try {
-          return Replies.decode(report, items);
-        } catch (RuntimeException e) {
-          throw StoreErrors.failure(e);
-        }
-      });
+      return decoded(call, items, time);
     }
     ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
         (mode, t, which, undo) -> args(mode, t, items, shape, which, undo), t -> decidedAt(t, time));
@@ -296,6 +286,22 @@ public final class RedisStore implements Store {
     return policies;
   }
 
+  /** The decisions of a one-call reply (or its failure, as the limiter tells outages from errors). */
+  private CompletionStage<List<ItemDecision>> decoded(CompletionStage<Replies.Report> call, List<ResolvedItem> items,
+      byte[] time) {
+    return call.handle((report, err) -> {
+      if (err != null) {
+        throw StoreErrors.failure(err);
+      }
+      decidedAt(report.time(), time);
+      try {
+        return Replies.decode(report, items);
+      } catch (RuntimeException e) {
+        throw StoreErrors.failure(e);
+      }
+    });
+  }
+
   /** Whether deciding {@code it} involves its ban or audit keys (see policies.lua). */
   private static boolean hasPolicy(ResolvedItem it) {
     return it.rule().ban() != null || it.rule().audit() != null && it.audit() != null;
@@ -324,17 +330,7 @@ public final class RedisStore implements Store {
       } catch (RuntimeException e) {
         return CompletableFuture.failedFuture(e);
       }
-      return call.handle((report, err) -> {
-        if (err != null) {
-          throw StoreErrors.failure(err);
-        }
-        decidedAt(report.time(), time);
-        try {
-          return Replies.decode(report, items);
-        } catch (RuntimeException e) {
-          throw StoreErrors.failure(e);
-        }
-      });
+      return decoded(call, items, time);
     }
     // A reservation may be refunded, and a refund cannot take a value back out of an audit list:
     // reservations record none, and the values of an admitted request are recorded after it.
