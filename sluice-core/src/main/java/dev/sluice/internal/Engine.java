@@ -333,6 +333,16 @@ public final class Engine implements RateLimiter {
   }
 
   private Decision assemble(Resolved r, List<ItemDecision> decided, boolean degraded) {
+    if (!degraded) {
+      // Bans are learned from the store's answers only: a ban this limiter answered from its
+      // cache may have been lifted since, and learning it again would bring it back.
+      for (int i = 0; i < decided.size(); i++) {
+        ItemDecision d = decided.get(i);
+        if (d.reason() == DenyReason.BANNED) {
+          learnBan(d);
+        }
+      }
+    }
     if (r.pre != null || r.skipStore) {
       decided = withLocal(r, decided);
     }
@@ -340,7 +350,11 @@ public final class Engine implements RateLimiter {
       for (int i = 0; i < decided.size(); i++) {
         ItemDecision d = decided.get(i);
         if (!d.allowed()) {
-          denied(d);
+          try {
+            recorder.denied(d.rule(), d.key(), d.reason());
+          } catch (RuntimeException ignored) {
+            // Counting must not change a decision.
+          }
         }
       }
     }
@@ -396,21 +410,15 @@ public final class Engine implements RateLimiter {
   }
 
   /**
-   * A denied item of a decision that was not degraded: a ban the store answered is cached until
-   * it ends (and recorded once as an automatic ban, for every instance and for listings), and the
-   * denial is counted for the top offenders.
+   * A ban the store answered (not degraded) is cached until it ends, and recorded once as an
+   * automatic ban, for every instance and for listings.
    */
-  private void denied(ItemDecision d) {
-    if (d.reason() == DenyReason.BANNED && d.blockedMs() > 0 && policyStore != null) {
-      long until = d.blockedMs() == WindowState.NEVER ? 0 : nowMillis() + d.blockedMs();
-      if (until != 0 && policyCache.learnBan(d.rule(), d.key(), until)) {
+  private void learnBan(ItemDecision d) {
+    if (d.blockedMs() > 0 && policyStore != null) {
+      long until = nowMillis() + d.blockedMs();
+      if (policyCache.learnBan(d.rule(), d.key(), until)) {
         recordBan(d.rule(), d.key(), until);
       }
-    }
-    try {
-      recorder.denied(d.rule(), d.key(), d.reason());
-    } catch (RuntimeException ignored) {
-      // Counting must not change a decision.
     }
   }
 

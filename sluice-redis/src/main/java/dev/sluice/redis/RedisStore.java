@@ -69,6 +69,8 @@ public final class RedisStore implements Store {
   private final StateSiblings siblings;
   private final long slackMillis;
   private final Map<Rule, Integer> fingerprints = new ConcurrentHashMap<>();
+  /** Most item shapes kept: one per rule and set of windows in use. */
+  static final int MAX_SHAPES = 10_000;
   private final Map<ShapeKey, ItemShape> shapes = new ConcurrentHashMap<>();
   /** The latest time this store has decided at, on the server's clock and on explicit times. */
   private final AtomicLong latestStoreTime = new AtomicLong(Long.MIN_VALUE);
@@ -245,7 +247,11 @@ public final class RedisStore implements Store {
     if (s == null) {
       int fp = fingerprints.computeIfAbsent(it.rule(), ItemShape::fingerprint);
       s = ItemShape.of(it.rule(), it.windows(), k.own(), fp, slackMillis);
-      shapes.put(k, s);
+      // Live limits may give many keys windows of their own: beyond the bound, shapes are made
+      // per call instead of kept.
+      if (shapes.size() < MAX_SHAPES) {
+        shapes.put(k, s);
+      }
     }
     return s;
   }
