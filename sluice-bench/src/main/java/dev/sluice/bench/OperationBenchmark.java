@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * What an operation adds to a decision: {@code operation} resolves the policy's operation from its
  * attributes (a known user and an IP grouped by /24: three items, per user, per IP network and
  * global); {@code items} sends the same three items directly, building their keys as a caller does
- * (the /24 network given), {@code items_prebuilt} with keys built once. Memory store, token buckets with
+ * (the /24 network given), {@code items_grouping} the same with the network worked out per call
+ * from the address as a caller would with the JDK ({@code InetAddress} of the literal, masked),
+ * {@code items_prebuilt} with keys built once. Memory store, token buckets with
  * limits high enough that every decision is admitted and writes.
  *
  * <pre>
@@ -41,7 +43,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class OperationBenchmark {
-  @Param({"operation", "items", "items_prebuilt"})
+  @Param({"operation", "items", "items_grouping", "items_prebuilt"})
   public String form;
 
   @Param({"1", "10000"})
@@ -52,6 +54,7 @@ public class OperationBenchmark {
   private Request[] requests;
   private String[] userIds;
   private String[] networks;
+  private String[] ips;
   private int next;
 
   @Setup(Level.Trial)
@@ -71,12 +74,14 @@ public class OperationBenchmark {
     requests = new Request[users];
     userIds = new String[users];
     networks = new String[users];
+    ips = new String[users];
     for (int i = 0; i < users; i++) {
       String user = Integer.toString(100_000 + i);
       String ip = "10." + (i >> 16 & 255) + "." + (i >> 8 & 255) + "." + (i & 255);
       String network = "10." + (i >> 16 & 255) + "." + (i >> 8 & 255) + ".0/24";
       userIds[i] = user;
       networks[i] = network;
+      ips[i] = ip;
       operations[i] = Request.operation("auth.createToken").attribute("user", user).attribute("ip", ip).build();
       requests[i] = Request.of(List.of(
           Item.of("per_user", "user:" + user), Item.of("per_ip", "ip:" + network), Item.of("global", "all")));
@@ -86,6 +91,9 @@ public class OperationBenchmark {
 
   /** Both forms must decide the same (rule, key) pairs, or the comparison means nothing. */
   private void checkSameItems() {
+    if (!network24(ips[users - 1]).equals(networks[users - 1])) {
+      throw new IllegalStateException("the caller's grouping gives " + network24(ips[users - 1]));
+    }
     List<String> viaOperation = limiter.acquire(operations[0]).items().stream().map(d -> d.rule() + "=" + d.key()).toList();
     List<String> direct = limiter.acquire(requests[0]).items().stream().map(d -> d.rule() + "=" + d.key()).toList();
     if (!viaOperation.equals(direct)) {
@@ -107,8 +115,21 @@ public class OperationBenchmark {
       // As a caller sends them: the keys built for the request, the network already worked out.
       case "items" -> limiter.acquire(Request.of(
           Item.of("per_user", "user:" + userIds[i]), Item.of("per_ip", "ip:" + networks[i]), Item.of("global", "all")));
+      case "items_grouping" -> limiter.acquire(Request.of(
+          Item.of("per_user", "user:" + userIds[i]), Item.of("per_ip", "ip:" + network24(ips[i])),
+          Item.of("global", "all")));
       // The same items with keys built once: the decision alone.
       default -> limiter.acquire(requests[i]);
     };
+  }
+
+  /** The /24 network of an IPv4 literal, as a caller without Sluice's operations would work it out. */
+  static String network24(String ip) {
+    try {
+      byte[] a = java.net.InetAddress.getByName(ip).getAddress();
+      return (a[0] & 255) + "." + (a[1] & 255) + "." + (a[2] & 255) + ".0/24";
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalArgumentException(ip, e);
+    }
   }
 }
