@@ -431,12 +431,48 @@ public final class HttpApi {
         }
         g.writeBooleanField("shadow", r.shadow());
         g.writeStringField("failureMode", r.failureMode().configName());
+        writePolicies(g, r, limiter.rules());
         g.writeEndObject();
       }
       g.writeEndArray();
+      g.writeObjectFieldStart("tiers");
+      for (java.util.Map.Entry<String, java.util.List<Window>> t : limiter.rules().tiers().entrySet()) {
+        g.writeFieldName(t.getKey());
+        g.writeStartObject();
+        writeWindows(g, t.getValue());
+        g.writeEndObject();
+      }
+      g.writeEndObject();
       writeOperations(g, limiter.rules());
       g.writeEndObject();
     });
+  }
+
+  /** A rule's ban and audit policies and its configured access lists, when it has them. */
+  private static void writePolicies(JsonGenerator g, Rule r, dev.sluice.RuleSet rules) throws IOException {
+    if (r.ban() != null) {
+      g.writeObjectFieldStart("ban");
+      g.writeNumberField("after", r.ban().after());
+      g.writeNumberField("withinMs", r.ban().within().toMillis());
+      g.writeNumberField("forMs", r.ban().duration().toMillis());
+      g.writeEndObject();
+    }
+    if (r.audit() != null) {
+      g.writeObjectFieldStart("audit");
+      g.writeNumberField("keep", r.audit().keep());
+      g.writeStringField("attribute", r.audit().attribute());
+      g.writeEndObject();
+    }
+    for (dev.sluice.ListKind kind : dev.sluice.ListKind.values()) {
+      java.util.List<String> entries = rules.lists(kind).get(r.name());
+      if (entries != null) {
+        g.writeArrayFieldStart(kind.wireName());
+        for (String e : entries) {
+          g.writeString(e);
+        }
+        g.writeEndArray();
+      }
+    }
   }
 
   /** The operations in force and the typed attributes they read, as the configuration gives them. */

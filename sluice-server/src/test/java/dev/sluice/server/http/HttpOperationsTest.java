@@ -36,6 +36,14 @@ class HttpOperationsTest {
           config: [{limit: 5, period: 60}]
         - name: global
           config: [{limit: 100, period: 60}]
+        - name: login
+          config: [{limit: 5, period: 60}]
+          ban: {after: 3, within: 1m, for: 15m}
+          audit: {keep: 4, attribute: ip}
+          allow: ["ip:10.0.0.0/8"]
+          deny: ["ip:203.0.113.0/24"]
+      tiers:
+        premium: [{limit: 50, period: 60}]
       attributes:
         ip: {type: ip, group: /24, group6: /64}
       operations:
@@ -174,5 +182,22 @@ class HttpOperationsTest {
     assertThat(op.get("items").get(0).toString())
         .isEqualTo("{\"rule\":\"per_user\",\"key\":\"user:{user}\",\"when\":\"user\",\"cost\":1}");
     assertThat(op.get("items").get(1).get("unless").asText()).isEqualTo("user");
+  }
+
+  @Test
+  void rulesListTiersBansAuditsAndConfiguredLists() throws Exception {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+        + "/v1/rules")).build(), HttpResponse.BodyHandlers.ofString());
+    JsonNode body = JSON.readTree(r.body());
+    assertThat(body.get("tiers").toString())
+        .isEqualTo("{\"premium\":{\"windows\":[{\"limit\":50,\"periodMs\":60000}]}}");
+    JsonNode login = body.get("rules").get(4);
+    assertThat(login.get("name").asText()).isEqualTo("login");
+    assertThat(login.get("ban").toString()).isEqualTo("{\"after\":3,\"withinMs\":60000,\"forMs\":900000}");
+    assertThat(login.get("audit").toString()).isEqualTo("{\"keep\":4,\"attribute\":\"ip\"}");
+    assertThat(login.get("allow").toString()).isEqualTo("[\"ip:10.0.0.0/8\"]");
+    assertThat(login.get("deny").toString()).isEqualTo("[\"ip:203.0.113.0/24\"]");
+    assertThat(body.get("rules").get(0).has("ban")).isFalse();
+    assertThat(body.get("rules").get(0).has("allow")).isFalse();
   }
 }
