@@ -6,7 +6,6 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code sluice bans}: the bans of a running service, manual and automatic. */
@@ -30,13 +29,7 @@ final class BansCommand implements Runnable {
 
   @Command(name = "set", mixinStandardHelpOptions = true,
       description = "Bans KEY under RULE for a duration or until a time, replacing any ban it had.")
-  static final class Set extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "RULE")
-    String rule;
-
-    @Parameters(index = "1", paramLabel = "KEY")
-    String key;
-
+  static final class Set extends PolicyCommand.OfKey {
     static final class Expiry {
       @Option(names = "--for", required = true, paramLabel = "DURATION", description = "how long, e.g. 15m or 2h")
       String lasts;
@@ -62,13 +55,7 @@ final class BansCommand implements Runnable {
   }
 
   @Command(name = "get", mixinStandardHelpOptions = true, description = "Shows the ban in force on KEY under RULE.")
-  static final class Get extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "RULE")
-    String rule;
-
-    @Parameters(index = "1", paramLabel = "KEY")
-    String key;
-
+  static final class Get extends PolicyCommand.OfKey {
     @Override
     public Integer call() {
       return show(client().call("GET", path(rule, key), null), BAN_HEADER, PolicyCommand::banRow);
@@ -77,13 +64,7 @@ final class BansCommand implements Runnable {
 
   @Command(name = "rm", mixinStandardHelpOptions = true,
       description = "Lifts the ban on KEY under RULE, manual or automatic, and forgets its counted denials.")
-  static final class Rm extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "RULE")
-    String rule;
-
-    @Parameters(index = "1", paramLabel = "KEY")
-    String key;
-
+  static final class Rm extends PolicyCommand.OfKey {
     @Override
     public Integer call() {
       client().call("DELETE", path(rule, key), null);

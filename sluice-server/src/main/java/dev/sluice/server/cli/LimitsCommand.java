@@ -8,7 +8,6 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code sluice limits}: the live limits of a running service. */
@@ -33,13 +32,7 @@ final class LimitsCommand implements Runnable {
   @Command(name = "set", mixinStandardHelpOptions = true,
       description = "Gives KEY under RULE a tier of the configuration or windows of its own, replacing any it had; "
           + "what the key consumed stays consumed.")
-  static final class Set extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "RULE")
-    String rule;
-
-    @Parameters(index = "1", paramLabel = "KEY")
-    String key;
-
+  static final class Set extends PolicyCommand.OfKey {
     static final class Limit {
       @Option(names = "--tier", required = true, paramLabel = "NAME", description = "a tier of the configuration")
       String tier;
@@ -80,13 +73,7 @@ final class LimitsCommand implements Runnable {
   }
 
   @Command(name = "get", mixinStandardHelpOptions = true, description = "Shows the live limit of KEY under RULE.")
-  static final class Get extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "RULE")
-    String rule;
-
-    @Parameters(index = "1", paramLabel = "KEY")
-    String key;
-
+  static final class Get extends PolicyCommand.OfKey {
     @Override
     public Integer call() {
       return show(client().call("GET", path(rule, key), null), LIMIT_HEADER,
@@ -96,13 +83,7 @@ final class LimitsCommand implements Runnable {
 
   @Command(name = "rm", mixinStandardHelpOptions = true,
       description = "Removes the live limit of KEY under RULE: the rule's own windows apply again.")
-  static final class Rm extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "RULE")
-    String rule;
-
-    @Parameters(index = "1", paramLabel = "KEY")
-    String key;
-
+  static final class Rm extends PolicyCommand.OfKey {
     @Override
     public Integer call() {
       client().call("DELETE", path(rule, key), null);

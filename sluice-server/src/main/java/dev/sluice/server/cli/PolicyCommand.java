@@ -13,6 +13,7 @@ import java.util.function.Function;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** What every command on a running service's policies shares: its options, its client, its output. */
@@ -29,6 +30,15 @@ abstract class PolicyCommand implements Callable<Integer> {
 
   PrintWriter out() {
     return spec.commandLine().getOut();
+  }
+
+  /** A command about one key of one rule, named first: {@code RULE KEY}. */
+  abstract static class OfKey extends PolicyCommand {
+    @Parameters(index = "0", paramLabel = "RULE")
+    String rule;
+
+    @Parameters(index = "1", paramLabel = "KEY")
+    String key;
   }
 
   /** Paging options of the {@code ls} commands. */
