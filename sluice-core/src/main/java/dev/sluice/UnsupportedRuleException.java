@@ -23,7 +23,7 @@ public final class UnsupportedRuleException extends IllegalArgumentException {
    */
   public static UnsupportedRuleException window(Rule rule, KeyOverride override, Window window, String problem) {
     return new UnsupportedRuleException(rule.name(), where(rule, override) + ": window " + window.limit() + " per "
-        + period(window.periodMicros()) + ": " + problem);
+        + window.periodText() + ": " + problem);
   }
 
   /** {@code rule 'r'}, or {@code rule 'r', override 'a', 'b*'}. */
@@ -38,17 +38,6 @@ public final class UnsupportedRuleException extends IllegalArgumentException {
     return b.toString();
   }
 
-  /** A period as configuration writes it, in the largest unit that divides it: 1h, 90s, 1500ms. */
-  static String period(long micros) {
-    long[] size = {86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L};
-    String[] unit = {"d", "h", "m", "s", "ms"};
-    for (int i = 0; i < size.length; i++) {
-      if (micros % size[i] == 0) {
-        return micros / size[i] + unit[i];
-      }
-    }
-    return micros + "us";
-  }
 
   /** The name of the rule refused. */
   public String rule() {

@@ -44,6 +44,19 @@ public record Window(long limit, Duration period) {
     return period.toNanos() / 1000;
   }
 
+  /** The period as configuration writes it, in the largest unit that divides it: {@code 1h}, {@code 90s}, {@code 1500ms}. */
+  public String periodText() {
+    long micros = periodMicros();
+    long[] size = {86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L};
+    String[] unit = {"d", "h", "m", "s", "ms"};
+    for (int i = 0; i < size.length; i++) {
+      if (micros % size[i] == 0) {
+        return micros / size[i] + unit[i];
+      }
+    }
+    return micros + "us";
+  }
+
   public long periodMillis() {
     return period.toMillis();
   }

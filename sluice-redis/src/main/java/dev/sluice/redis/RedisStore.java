@@ -48,8 +48,6 @@ public final class RedisStore implements Store {
   /** Modes {@code d} and {@code r} for requests with items of rules that ban or audit (policies.lua). */
   private static final byte[] DECIDE_POLICIES = {'p'};
   private static final byte[] RESERVE_POLICIES = {'q'};
-  private static final byte[] BAN_SUFFIX = ascii(":ban");
-  private static final byte[] AUDIT_SUFFIX = ascii(":audit");
   /** Records ARGV[1] in the audit list KEYS[2] of the state key KEYS[1], keeping ARGV[2] values, as policies.lua does. */
   private static final byte[] RECORD_SCRIPT = ascii("redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
       + "redis.call('LPUSH', KEYS[2], ARGV[1])\n"
@@ -368,7 +366,7 @@ public final class RedisStore implements Store {
     for (int i = 0; i < items.size(); i++) {
       ResolvedItem it = items.get(i);
       if (audited(it) && it.cost() > 0 && decided.get(i).allowed()) {
-        byte[][] k = {keys[i], concat(keys[i], AUDIT_SUFFIX)};
+        byte[][] k = {keys[i], StateSiblings.auditKey(keys[i])};
         byte[][] a = {it.audit().getBytes(StandardCharsets.UTF_8), ItemShape.num(it.rule().audit().keep())};
         calls.add(link.<Long>eval(RECORD_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER, k, a));
       }
@@ -388,10 +386,10 @@ public final class RedisStore implements Store {
     for (int i : which) {
       ResolvedItem it = items.get(i);
       if (it.rule().ban() != null) {
-        out.add(concat(keys[i], BAN_SUFFIX));
+        out.add(StateSiblings.banKey(keys[i]));
       }
       if (withAudit && audited(it)) {
-        out.add(concat(keys[i], AUDIT_SUFFIX));
+        out.add(StateSiblings.auditKey(keys[i]));
       }
     }
     return out.toArray(new byte[0][]);
@@ -416,12 +414,6 @@ public final class RedisStore implements Store {
     }
     byte[][] out = Arrays.copyOf(a, a.length + 1);
     out[a.length] = values.toByteArray();
-    return out;
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
 

@@ -19,6 +19,22 @@ final class StateSiblings {
   private static final byte[] BAN = ":ban".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] AUDIT = ":audit".getBytes(StandardCharsets.US_ASCII);
 
+  /** The ban key of the state key {@code state}. */
+  static byte[] banKey(byte[] state) {
+    return sibling(state, BAN);
+  }
+
+  /** The audit list of the state key {@code state}. */
+  static byte[] auditKey(byte[] state) {
+    return sibling(state, AUDIT);
+  }
+
+  private static byte[] sibling(byte[] state, byte[] suffix) {
+    byte[] name = Arrays.copyOf(state, state.length + suffix.length);
+    System.arraycopy(suffix, 0, name, state.length, suffix.length);
+    return name;
+  }
+
   private final Link link;
   private final KeyNames names;
 
@@ -49,9 +65,7 @@ final class StateSiblings {
   }
 
   private CompletableFuture<Object> call(String rule, String key, byte[] suffix, String... args) {
-    byte[] state = names.name(rule, key);
-    byte[] name = Arrays.copyOf(state, state.length + suffix.length);
-    System.arraycopy(suffix, 0, name, state.length, suffix.length);
+    byte[] name = sibling(names.name(rule, key), suffix);
     byte[][] a = new byte[args.length][];
     for (int i = 0; i < args.length; i++) {
       a[i] = args[i].getBytes(StandardCharsets.UTF_8);

@@ -700,7 +700,7 @@ final class PolicyApi {
       for (Window w : l.windows()) {
         g.writeStartObject();
         g.writeNumberField("limit", w.limit());
-        g.writeStringField("period", period(w.period()));
+        g.writeStringField("period", w.periodText());
         g.writeEndObject();
       }
       g.writeEndArray();
@@ -715,19 +715,6 @@ final class PolicyApi {
     g.writeStringField("until", Instant.ofEpochMilli(b.untilMillis()).toString());
     g.writeBooleanField("automatic", b.automatic());
     g.writeEndObject();
-  }
-
-  /** A period as the configuration writes it: {@code 1h}, {@code 90s}, {@code 1500ms}, {@code 250us}. */
-  static String period(Duration d) {
-    long micros = d.toNanos() / 1000;
-    long[] units = {86_400_000_000L, 3_600_000_000L, 60_000_000L, 1_000_000L, 1_000L, 1L};
-    String[] names = {"d", "h", "m", "s", "ms", "us"};
-    for (int i = 0; i < units.length; i++) {
-      if (micros % units[i] == 0) {
-        return (micros / units[i]) + names[i];
-      }
-    }
-    return micros + "us";
   }
 
   private static String names(Set<String> names) {
