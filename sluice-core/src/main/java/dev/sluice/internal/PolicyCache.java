@@ -185,8 +185,10 @@ public final class PolicyCache implements AutoCloseable {
   /**
    * Caches a ban learned from a decision (the store answered {@link dev.sluice.DenyReason#BANNED});
    * whether it was not known yet (or known to end earlier), so that its record is written once.
+   * Like a change made through this limiter, it discards a read of the store begun before it: such
+   * a read lacks the ban's record and would drop the ban.
    */
-  public boolean learnBan(String rule, String key, long untilMillis) {
+  public synchronized boolean learnBan(String rule, String key, long untilMillis) {
     RulePolicies p = rulePolicies(rule, true);
     if (p == null) {
       return false;
@@ -199,6 +201,7 @@ public final class PolicyCache implements AutoCloseable {
       full("bans", MAX_BANS);
       return false;
     }
+    localEpoch++;
     if (p.bans.put(key, untilMillis) == null) {
       banCount.incrementAndGet();
     }
