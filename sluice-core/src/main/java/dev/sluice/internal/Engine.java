@@ -31,6 +31,7 @@ import dev.sluice.spi.PolicyRecord;
 import dev.sluice.spi.PolicyStore;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
+import dev.sluice.algorithm.LeakyBucket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -213,6 +214,9 @@ public final class Engine implements RateLimiter {
       String key = it.key();
       PolicyCache.RulePolicies p = policiesNow == null ? null : policiesNow.get(rule.name());
       List<Window> ws = it.windows();
+      if (ws != null) {
+        checkWindows(rule, ws); // a request's own windows are refused as a rule's would be
+      }
       ItemDecision here = null;
       if (p != null) {
         if (p.denies(key)) {
@@ -836,6 +840,29 @@ public final class Engine implements RateLimiter {
   /** Sets what is told of denied items (the top-offenders sketch); {@link DenialRecorder#NONE} by default. */
   public void denialRecorder(DenialRecorder r) {
     this.recorder = r == null ? DenialRecorder.NONE : r;
+  }
+
+  /**
+   * Refuses windows the store could not decide for {@code rule}, as if they were the rule's own (a
+   * live limit's, or a request's own windows).
+   *
+   * @throws UnsupportedRuleException or IllegalArgumentException naming what is out of range
+   */
+  void checkWindows(Rule rule, List<Window> windows) {
+    Rule copy = rule.toBuilder().windows(windows).build();
+    if (rule.algorithm() == Algorithm.LEAKY_BUCKET) {
+      long maxWait;
+      try {
+        maxWait = LeakyBucket.maxWaitMicros(copy, windows);
+      } catch (ArithmeticException e) {
+        maxWait = -1;
+      }
+      if (maxWait < 0) {
+        throw new IllegalArgumentException("rule '" + rule.name() + "' is a leaky bucket: with these windows its"
+            + " max_wait would be out of range");
+      }
+    }
+    storeForChecks().check(copy);
   }
 
   TopOffenders topOffenders() {

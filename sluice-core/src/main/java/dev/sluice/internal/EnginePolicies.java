@@ -1,6 +1,5 @@
 package dev.sluice.internal;
 
-import dev.sluice.Algorithm;
 import dev.sluice.Ban;
 import dev.sluice.KeyLimit;
 import dev.sluice.ListKind;
@@ -12,7 +11,6 @@ import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
-import dev.sluice.algorithm.LeakyBucket;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
 import dev.sluice.spi.PolicyStore;
@@ -219,21 +217,9 @@ final class EnginePolicies implements Policies {
       throw new IllegalArgumentException("a live limit has 1 to " + LiveLimit.MAX_WINDOWS + " windows, had "
           + windows.size());
     }
-    Rule copy = rule.toBuilder().windows(windows).build();
-    if (rule.algorithm() == Algorithm.LEAKY_BUCKET) {
-      long maxWait;
-      try {
-        maxWait = LeakyBucket.maxWaitMicros(copy, windows);
-      } catch (ArithmeticException e) {
-        maxWait = -1;
-      }
-      if (maxWait < 0) {
-        throw new IllegalArgumentException("rule '" + rule.name() + "' is a leaky bucket: with these windows its"
-            + " max_wait would be out of range");
-      }
-    }
-    engine.storeForChecks().check(copy);
+    engine.checkWindows(rule, windows);
   }
+
 
   private <T> CompletionStage<Page<T>> page(PolicyKind kind, String rule, String after, int count,
       Function<PolicyRecord, T> map) {

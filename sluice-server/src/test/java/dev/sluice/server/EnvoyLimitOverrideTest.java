@@ -38,6 +38,9 @@ class EnvoyLimitOverrideTest {
             rate_limit:
               unit: hour
               requests_per_unit: 100
+          - key: user
+            rate_limit: {unit: hour, requests_per_unit: 100}
+            sluice: {algorithm: sliding_log}
         """);
     service = SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
         .withDrainTimeout(Duration.ofSeconds(1)), MemoryStore.create());
@@ -77,6 +80,22 @@ class EnvoyLimitOverrideTest {
     RateLimitResponse over = envoy.shouldRateLimit(r);
     assertThat(over.getOverallCode()).isEqualTo(Code.OVER_LIMIT);
     assertThat(over.getStatuses(0).getCurrentLimit().getRequestsPerUnit()).isEqualTo(2);
+  }
+
+  @Test
+  void anOverrideTheStoreCannotDecideIsRefusedAsAClientMistakeAndConsumesNothing() {
+    // A sliding log of 4,294,967,294 units per month is beyond the store.
+    RateLimitDescriptor.RateLimitOverride huge = RateLimitDescriptor.RateLimitOverride.newBuilder()
+        .setRequestsPerUnit(-2).setUnit(RateLimitUnit.MONTH).build();
+    RateLimitRequest r = RateLimitRequest.newBuilder().setDomain("edge").addDescriptors(RateLimitDescriptor.newBuilder()
+        .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("user").setValue("u1")).setLimit(huge)).build();
+    StatusRuntimeException refused = catchThrowableOfType(() -> envoy.shouldRateLimit(r), StatusRuntimeException.class);
+    assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(refused.getStatus().getDescription()).contains("sliding_log");
+    RateLimitResponse after = envoy.shouldRateLimit(RateLimitRequest.newBuilder().setDomain("edge")
+        .addDescriptors(RateLimitDescriptor.newBuilder()
+            .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("user").setValue("u1"))).build());
+    assertThat(after.getStatuses(0).getLimitRemaining()).isEqualTo(99);
   }
 
   @Test
