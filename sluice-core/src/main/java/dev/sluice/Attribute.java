@@ -2,7 +2,6 @@ package dev.sluice;
 
 import dev.sluice.internal.IpAddresses;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * A request attribute declared with a type, which decides how its value becomes part of a key.
@@ -36,7 +35,8 @@ public final class Attribute {
   /** {@link #ipv4Prefix()} or {@link #ipv6Prefix()} when addresses are not grouped. */
   public static final int NO_GROUPING = -1;
 
-  static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+  /** The longest attribute name. */
+  static final int MAX_NAME_LENGTH = 64;
 
   private final String name;
   private final Type type;
@@ -83,11 +83,29 @@ public final class Attribute {
 
   static String checkName(String name) {
     Objects.requireNonNull(name, "name");
-    if (!NAME.matcher(name).matches()) {
+    if (!isName(name)) {
       throw new IllegalArgumentException("attribute name must be 1-64 characters of letters, digits and _ . -, was '"
           + clip(name) + "'");
     }
     return name;
+  }
+
+  /**
+   * Whether {@code s} is 1-64 letters, digits and {@code _ . -}: checked on every attribute of
+   * every request by operation, so by hand rather than by a regular expression.
+   */
+  static boolean isName(String s) {
+    int n = s.length();
+    if (n == 0 || n > MAX_NAME_LENGTH) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static String clip(String s) {
@@ -121,10 +139,16 @@ public final class Attribute {
     if (type == Type.STRING) {
       return value;
     }
+    // A dotted quad, the common case, is read and written without the 16-byte form.
+    long quad = IpAddresses.ipv4(value, 0);
+    if (quad >= 0) {
+      return ipv4Prefix == NO_GROUPING
+          ? IpAddresses.formatIpv4((int) quad, -1)
+          : IpAddresses.formatIpv4(IpAddresses.maskIpv4((int) quad, ipv4Prefix), ipv4Prefix);
+    }
     byte[] a = IpAddresses.parse(value);
     if (a == null) {
-      throw new InvalidAttributeException(name, "must be an IPv4 or IPv6 address (such as 192.0.2.1 or 2001:db8::1), "
-          + "was '" + clip(value) + "'");
+      throw notAnAddress(value);
     }
     boolean v4 = IpAddresses.isIpv4(a);
     int prefix = v4 ? ipv4Prefix : ipv6Prefix;
@@ -133,6 +157,11 @@ public final class Attribute {
     }
     IpAddresses.mask(a, v4 ? 12 : 0, prefix);
     return IpAddresses.format(a) + "/" + prefix;
+  }
+
+  private InvalidAttributeException notAnAddress(String value) {
+    return new InvalidAttributeException(name, "must be an IPv4 or IPv6 address (such as 192.0.2.1 or 2001:db8::1), "
+        + "was '" + clip(value) + "'");
   }
 
   @Override

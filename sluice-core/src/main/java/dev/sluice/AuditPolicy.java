@@ -21,7 +21,7 @@ public record AuditPolicy(int keep, String attribute) {
     if (keep < 1 || keep > MAX_KEEP) {
       throw new IllegalArgumentException("audit.keep must be between 1 and " + MAX_KEEP + ", was " + keep);
     }
-    if (!Attribute.NAME.matcher(attribute).matches()) {
+    if (!Attribute.isName(attribute)) {
       throw new IllegalArgumentException("audit.attribute must be 1-64 letters, digits, _ . -, was '" + attribute + "'");
     }
   }

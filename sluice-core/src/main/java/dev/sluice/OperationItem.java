@@ -98,7 +98,7 @@ public final class OperationItem {
               + (i + 1) + " that is never closed; write '{{' for a literal brace");
         }
         String name = template.substring(i + 1, close);
-        if (!Attribute.NAME.matcher(name).matches()) {
+        if (!Attribute.isName(name)) {
           throw new IllegalArgumentException("key template '" + Attribute.clip(template) + "' has placeholder '{"
               + Attribute.clip(name) + "}' at position " + (i + 1)
               + "; a placeholder is an attribute name, 1-64 letters, digits and _ . -");
@@ -115,29 +115,9 @@ public final class OperationItem {
     return out.toArray(new String[0]);
   }
 
-  /**
-   * The key for {@code values} (attribute name to key text).
-   *
-   * @return the key, or null if an attribute it names is missing; then {@code missing[0]} names it
-   */
-  String expand(Map<String, String> values, String[] missing) {
-    if (parts.length == 1) {
-      return parts[0];
-    }
-    StringBuilder sb = new StringBuilder(key.length() + 32);
-    for (int i = 0; i < parts.length; i++) {
-      if ((i & 1) == 0) {
-        sb.append(parts[i]);
-      } else {
-        String v = values.get(parts[i]);
-        if (v == null) {
-          missing[0] = parts[i];
-          return null;
-        }
-        sb.append(v);
-      }
-    }
-    return sb.toString();
+  /** The template as alternating literal text (even indexes) and attribute names (odd ones). */
+  String[] parts() {
+    return parts;
   }
 
   /** Whether this item applies to a request with {@code attributes}. */

@@ -1,8 +1,7 @@
 package dev.sluice;
 
 import java.time.Instant;
-import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 
@@ -41,26 +40,45 @@ public record OperationRequest(String operation, Map<String, String> attributes,
       throw new InvalidAttributeException(null, "a request may carry at most " + MAX_ATTRIBUTES + " attributes, had "
           + attributes.size());
     }
-    Map<String, String> copy = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : attributes.entrySet()) {
-      String name = Objects.requireNonNull(e.getKey(), "attribute name");
-      String value = Objects.requireNonNull(e.getValue(), "attribute value");
-      if (!Attribute.NAME.matcher(name).matches()) {
-        throw new InvalidAttributeException(name, "is not a valid name: 1-64 letters, digits and _ . -");
+    if (attributes instanceof Attributes given) {
+      // Built by our builder: already a private immutable copy; only checked.
+      for (int i = 0; i < given.size(); i++) {
+        check(given.name(i), given.value(i));
       }
-      if (value.isEmpty()) {
-        throw new InvalidAttributeException(name, "must not be empty (leave an attribute out when it has no value)");
+    } else {
+      String[] names = new String[attributes.size()];
+      String[] values = new String[names.length];
+      int i = 0;
+      for (Map.Entry<String, String> e : attributes.entrySet()) {
+        if (i == names.length) {
+          throw new IllegalArgumentException("the attributes changed while they were read");
+        }
+        names[i] = Objects.requireNonNull(e.getKey(), "attribute name");
+        values[i] = Objects.requireNonNull(e.getValue(), "attribute value");
+        check(names[i], values[i]);
+        i++;
       }
-      if (value.length() > MAX_VALUE_LENGTH) {
-        throw new InvalidAttributeException(name, "is " + value.length() + " characters long; the maximum is "
-            + MAX_VALUE_LENGTH);
+      if (i != names.length) {
+        throw new IllegalArgumentException("the attributes changed while they were read");
       }
-      copy.put(name, value);
+      attributes = new Attributes(names, values);
     }
-    attributes = Collections.unmodifiableMap(copy);
     if (cost < 0) {
       throw new InvalidCostException(operation, cost, "cost must be >= 0, was " + cost + " (operation '"
           + Attribute.clip(operation) + "')");
+    }
+  }
+
+  private static void check(String name, String value) {
+    if (!Attribute.isName(name)) {
+      throw new InvalidAttributeException(name, "is not a valid name: 1-64 letters, digits and _ . -");
+    }
+    if (value.isEmpty()) {
+      throw new InvalidAttributeException(name, "must not be empty (leave an attribute out when it has no value)");
+    }
+    if (value.length() > MAX_VALUE_LENGTH) {
+      throw new InvalidAttributeException(name, "is " + value.length() + " characters long; the maximum is "
+          + MAX_VALUE_LENGTH);
     }
   }
 
@@ -97,7 +115,10 @@ public record OperationRequest(String operation, Map<String, String> attributes,
   /** Builds an {@link OperationRequest}. Not thread-safe. */
   public static final class Builder {
     private final String operation;
-    private final Map<String, String> attributes = new LinkedHashMap<>();
+    // Names and values in the order first set: a request carries a handful, so a scan finds one.
+    private String[] names = new String[4];
+    private String[] values = new String[4];
+    private int count;
     private long cost = 1;
     private long timeMicros = Request.STORE_CLOCK;
 
@@ -108,11 +129,27 @@ public record OperationRequest(String operation, Map<String, String> attributes,
     /** Sets attribute {@code name}; a null {@code value} leaves it out (removes it if set). */
     public Builder attribute(String name, String value) {
       Objects.requireNonNull(name, "name");
-      if (value == null) {
-        attributes.remove(name);
-      } else {
-        attributes.put(name, value);
+      int at = 0;
+      while (at < count && !names[at].equals(name)) {
+        at++;
       }
+      if (value == null) {
+        if (at < count) {
+          System.arraycopy(names, at + 1, names, at, count - at - 1);
+          System.arraycopy(values, at + 1, values, at, count - at - 1);
+          count--;
+        }
+        return this;
+      }
+      if (at == count) {
+        if (count == names.length) {
+          names = Arrays.copyOf(names, count * 2);
+          values = Arrays.copyOf(values, count * 2);
+        }
+        names[count] = name;
+        count++;
+      }
+      values[at] = value;
       return this;
     }
 
@@ -133,6 +170,8 @@ public record OperationRequest(String operation, Map<String, String> attributes,
      * @throws InvalidCostException if the cost is negative
      */
     public OperationRequest build() {
+      Attributes attributes = count == 0 ? Attributes.EMPTY
+          : new Attributes(Arrays.copyOf(names, count), Arrays.copyOf(values, count));
       return new OperationRequest(operation, attributes, cost, timeMicros);
     }
   }

@@ -1,6 +1,5 @@
 package dev.sluice;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -31,6 +30,8 @@ public final class RuleSet {
   private final Map<String, Attribute> attributes;
   /** The attributes whose values are not used as given. */
   private final Attribute[] typed;
+  /** Each operation read against {@link #typed}, by name. */
+  private final Map<String, CompiledOperation> compiled;
   private final Map<String, List<Window>> tiers;
   private final Map<String, List<String>> allow;
   private final Map<String, List<String>> deny;
@@ -44,6 +45,9 @@ public final class RuleSet {
     this.allow = allow;
     this.deny = deny;
     this.typed = attributes.values().stream().filter(a -> a.type() != Attribute.Type.STRING).toArray(Attribute[]::new);
+    Map<String, CompiledOperation> c = new HashMap<>();
+    operations.forEach((name, op) -> c.put(name, new CompiledOperation(op, typed)));
+    this.compiled = c;
   }
 
   public static RuleSet empty() {
@@ -206,47 +210,11 @@ public final class RuleSet {
    * @throws InvalidCostException if an item's cost times the request's exceeds {@link Long#MAX_VALUE}
    */
   public Request resolve(OperationRequest request) {
-    Operation op = operations.get(request.operation());
+    CompiledOperation op = compiled.get(request.operation());
     if (op == null) {
       throw new UnknownOperationException(request.operation());
     }
-    Map<String, String> given = request.attributes();
-    Map<String, String> text = given;
-    for (Attribute a : typed) {
-      String v = given.get(a.name());
-      if (v != null) {
-        if (text == given) {
-          text = new HashMap<>(given);
-        }
-        text.put(a.name(), a.keyText(v));
-      }
-    }
-    List<OperationItem> defined = op.items();
-    List<Item> items = new ArrayList<>(defined.size());
-    String[] missing = new String[1];
-    for (OperationItem it : defined) {
-      if (!it.applies(given)) {
-        continue;
-      }
-      String key = it.expand(text, missing);
-      if (key == null) {
-        throw MissingAttributeException.forItem(op.name(), it.rule(), missing[0]);
-      }
-      long cost;
-      try {
-        cost = Math.multiplyExact(it.cost(), request.cost());
-      } catch (ArithmeticException e) {
-        throw new InvalidCostException(it.rule(), request.cost(), "cost " + request.cost() + " times the cost "
-            + it.cost() + " of rule '" + it.rule() + "' in operation '" + op.name() + "' exceeds " + Long.MAX_VALUE);
-      }
-      items.add(new Item(it.rule(), key, cost));
-    }
-    if (items.isEmpty()) {
-      String need = defined.get(0).when() != null ? defined.get(0).when() : defined.get(0).unless();
-      throw new MissingAttributeException(op.name(), null, need, "operation '" + op.name()
-          + "' has no item that applies to the attributes given");
-    }
-    return new Request(items, request.timeMicros());
+    return op.resolve(request);
   }
 
   @Override

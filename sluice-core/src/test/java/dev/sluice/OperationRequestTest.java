@@ -178,6 +178,44 @@ class OperationRequestTest {
   }
 
   @Test
+  void theBuilderKeepsAttributesInTheOrderFirstSetAndANullValueRemovesOne() {
+    OperationRequest.Builder b = Request.operation("op");
+    for (int i = 0; i < 10; i++) {
+      b.attribute("a" + i, "v" + i); // past the builder's first capacity
+    }
+    b.attribute("a3", "changed").attribute("a0", null).attribute("a7", null).attribute("never", null);
+    Map<String, String> expected = new java.util.LinkedHashMap<>();
+    for (int i = 1; i < 10; i++) {
+      if (i != 7) {
+        expected.put("a" + i, i == 3 ? "changed" : "v" + i);
+      }
+    }
+    OperationRequest r = b.build();
+    assertThat(r.attributes()).isEqualTo(expected).hasSameHashCodeAs(expected);
+    assertThat(r.attributes().keySet()).containsExactlyElementsOf(expected.keySet());
+    assertThat(r.attributes().get("a3")).isEqualTo("changed");
+    assertThat(r.attributes().get("a0")).isNull();
+    assertThat(r.attributes().containsKey("a7")).isFalse();
+    // The builder goes on independently of what it built.
+    b.attribute("a1", "later");
+    assertThat(r.attributes().get("a1")).isEqualTo("v1");
+    assertThat(Request.operation("op").build().attributes()).isEmpty();
+  }
+
+  @Test
+  void attributesAreAnImmutableCopyOfTheMapGiven() {
+    Map<String, String> given = new HashMap<>(Map.of("user", "42", "ip", "10.0.0.1"));
+    OperationRequest r = OperationRequest.of("op", given);
+    given.put("user", "43");
+    assertThat(r.attributes()).isEqualTo(Map.of("user", "42", "ip", "10.0.0.1"));
+    assertThat(r).isEqualTo(OperationRequest.of("op", Map.of("ip", "10.0.0.1", "user", "42")));
+    assertThatThrownBy(() -> r.attributes().put("x", "y")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> r.attributes().remove("user")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> r.attributes().entrySet().iterator().next().setValue("y"))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
   void aKeyMadeTooLongByItsAttributesIsRefusedAsAnInvalidKey() {
     try (RateLimiter l = Sluice.builder().rules(rules()).ticker(ticker).maxKeyBytes(16).build()) {
       assertThatThrownBy(() -> l.acquire(token("x".repeat(20), "10.0.0.1")))

@@ -27,9 +27,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * What an operation adds to a decision: {@code operation} resolves the policy's operation from its
- * attributes (a known user and an IP grouped by /24: three items, per user, per IP network and
- * global); {@code items} sends the same three items directly, building their keys as a caller does
+ * What an operation adds to a decision: {@code operation} builds a request by operation from its
+ * attributes on each call and resolves it (a known user and an IP grouped by /24: three items, per
+ * user, per IP network and global); {@code items} sends the same three items directly, building their keys as a caller does
  * (the /24 network given), {@code items_grouping} the same with the network worked out per call
  * from the address as a caller would with the JDK ({@code InetAddress} of the literal, masked),
  * {@code items_prebuilt} with keys built once. Memory store, token buckets with
@@ -111,7 +111,9 @@ public class OperationBenchmark {
     int i = next;
     next = i + 1 == users ? 0 : i + 1;
     return switch (form) {
-      case "operation" -> limiter.acquire(operations[i]);
+      // As a caller sends it: the request built from its attributes on each call.
+      case "operation" -> limiter.acquire(Request.operation("auth.createToken").attribute("user", userIds[i])
+          .attribute("ip", ips[i]).build());
       // As a caller sends them: the keys built for the request, the network already worked out.
       case "items" -> limiter.acquire(Request.of(
           Item.of("per_user", "user:" + userIds[i]), Item.of("per_ip", "ip:" + networks[i]), Item.of("global", "all")));

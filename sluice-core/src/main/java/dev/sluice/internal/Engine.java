@@ -61,6 +61,8 @@ import java.util.function.Supplier;
  */
 public final class Engine implements RateLimiter {
   /** tryAcquireAsync's answers on a local store: immutable through {@link CompletionStage}, so shared. */
+  /** Up to this many items, a request's repeated items are found by comparing pairs. */
+  private static final int FEW_ITEMS = 8;
   private static final CompletionStage<Boolean> ADMITTED = CompletableFuture.completedStage(Boolean.TRUE);
   private static final CompletionStage<Boolean> REFUSED = CompletableFuture.completedStage(Boolean.FALSE);
 
@@ -159,21 +161,25 @@ public final class Engine implements RateLimiter {
       return local(request, items, List.of(rule), null, rs, operation, policiesNow);
     }
     // Repeated (rule, key) pairs are decided as one item of their summed cost. Each pair is checked
-    // when first seen, in request order, so the first bad item is the one reported.
-    Map<String, Integer> seen = new HashMap<>();
-    List<Item> merged = new ArrayList<>();
-    List<Rule> ruleOf = new ArrayList<>();
-    int[] slot = new int[items.size()];
+    // when first seen, in request order, so the first bad item is the one reported. A few items
+    // are compared pair by pair; a hash of their names would cost more than the whole comparison.
+    int n = items.size();
+    Map<String, Integer> seen = n > FEW_ITEMS ? new HashMap<>() : null;
+    List<Item> merged = new ArrayList<>(n);
+    List<Rule> ruleOf = new ArrayList<>(n);
+    int[] slot = new int[n];
     boolean plain = policiesNow == null;
-    for (int i = 0; i < items.size(); i++) {
+    for (int i = 0; i < n; i++) {
       Item it = items.get(i);
-      String id = it.rule() + '\u0000' + it.key();
-      Integer at = seen.get(id);
-      if (at == null) {
+      String id = seen == null ? null : it.rule() + '\u0000' + it.key();
+      int at = seen == null ? indexOf(merged, it) : seen.getOrDefault(id, -1);
+      if (at < 0) {
         Rule rule = validate(rs.get(it.rule()), it.rule(), it.key(), i);
         ruleOf.add(rule);
         plain &= it.windows() == null && (operation == null || rule.audit() == null);
-        seen.put(id, merged.size());
+        if (seen != null) {
+          seen.put(id, merged.size());
+        }
         slot[i] = merged.size();
         merged.add(it);
       } else {
@@ -185,6 +191,9 @@ public final class Engine implements RateLimiter {
         }
         merged.set(at, new Item(prev.rule(), prev.key(), prev.cost() + it.cost(), prev.windows()));
       }
+    }
+    if (merged.size() == n) {
+      slot = null; // every item distinct: decisions come back in request order
     }
     if (!plain) {
       return local(request, merged, ruleOf, slot, rs, operation, policiesNow);
@@ -270,6 +279,17 @@ public final class Engine implements RateLimiter {
     }
     Attribute typed = rs.attribute(a.attribute());
     return typed == null ? v : typed.keyText(v);
+  }
+
+  /** The index of the item in {@code distinct} with the same rule and key as {@code it}, or -1. */
+  private static int indexOf(List<Item> distinct, Item it) {
+    for (int j = 0; j < distinct.size(); j++) {
+      Item d = distinct.get(j);
+      if (d.key().equals(it.key()) && d.rule().equals(it.rule())) {
+        return j;
+      }
+    }
+    return -1;
   }
 
   long nowMillis() {

@@ -20,41 +20,72 @@ public final class IpAddresses {
       return null;
     }
     if (text.indexOf(':') < 0) {
+      long v4 = ipv4(text, 0);
+      if (v4 < 0) {
+        return null;
+      }
       byte[] out = new byte[16];
       out[10] = (byte) 0xff;
       out[11] = (byte) 0xff;
-      return ipv4(text, out, 12) ? out : null;
+      putIpv4(out, 12, (int) v4);
+      return out;
     }
     return ipv6(text);
   }
 
-  /** Reads a dotted quad into {@code out[at..at+3]}; false if it is not one. */
-  private static boolean ipv4(String s, byte[] out, int at) {
-    int part = 0;
-    int i = 0;
+  /**
+   * The dotted quad {@code s[from..]} as its 32 bits (in the low half of the result), or -1 if it
+   * is not one.
+   */
+  public static long ipv4(String s, int from) {
+    long bits = 0;
+    int i = from;
     int n = s.length();
-    while (part < 4) {
+    for (int part = 0; part < 4; part++) {
+      if (part > 0) {
+        if (i >= n || s.charAt(i) != '.') {
+          return -1;
+        }
+        i++;
+      }
       int start = i;
       int v = 0;
-      while (i < n && s.charAt(i) >= '0' && s.charAt(i) <= '9' && i - start < 3) {
-        v = v * 10 + (s.charAt(i) - '0');
-        i++;
+      for (char c; i < n && i - start < 3 && (c = s.charAt(i)) >= '0' && c <= '9'; i++) {
+        v = v * 10 + (c - '0');
       }
       int digits = i - start;
       // "010" is octal to inet_aton and decimal to others: neither reading is accepted.
       if (digits == 0 || v > 255 || digits > 1 && s.charAt(start) == '0') {
-        return false;
+        return -1;
       }
-      out[at + part] = (byte) v;
-      part++;
-      if (part < 4) {
-        if (i >= n || s.charAt(i) != '.') {
-          return false;
-        }
-        i++;
-      }
+      bits = bits << 8 | v;
     }
-    return i == n;
+    return i == n ? bits : -1;
+  }
+
+  private static void putIpv4(byte[] out, int at, int bits) {
+    out[at] = (byte) (bits >>> 24);
+    out[at + 1] = (byte) (bits >>> 16);
+    out[at + 2] = (byte) (bits >>> 8);
+    out[at + 3] = (byte) bits;
+  }
+
+  /**
+   * The dotted-quad text of IPv4 address {@code bits}, and {@code /prefix} after it unless
+   * {@code prefix} is negative: built in one go, as it is on the path of every request by
+   * operation with an IP attribute.
+   */
+  public static String formatIpv4(int bits, int prefix) {
+    int a = bits >>> 24;
+    int b = bits >>> 16 & 0xff;
+    int c = bits >>> 8 & 0xff;
+    int d = bits & 0xff;
+    return prefix < 0 ? a + "." + b + "." + c + "." + d : a + "." + b + "." + c + "." + d + "/" + prefix;
+  }
+
+  /** {@code bits} with all but its first {@code prefix} bits (0 to 32) zeroed. */
+  public static int maskIpv4(int bits, int prefix) {
+    return prefix == 0 ? 0 : bits & -1 << 32 - prefix;
   }
 
   private static byte[] ipv6(String s) {
@@ -85,9 +116,11 @@ public final class IpAddresses {
       int digits = i - start;
       if (i < n && s.charAt(i) == '.') {
         // An IPv4 tail takes the last 4 bytes.
-        if (b > 12 || !ipv4(s.substring(start), out, b)) {
+        long v4 = b > 12 ? -1 : ipv4(s, start);
+        if (v4 < 0) {
           return null;
         }
+        putIpv4(out, b, (int) v4);
         b += 4;
         i = n;
         break;
@@ -159,7 +192,7 @@ public final class IpAddresses {
    */
   public static String format(byte[] a) {
     if (isIpv4(a)) {
-      return (a[12] & 0xff) + "." + (a[13] & 0xff) + "." + (a[14] & 0xff) + "." + (a[15] & 0xff);
+      return formatIpv4((a[12] & 0xff) << 24 | (a[13] & 0xff) << 16 | (a[14] & 0xff) << 8 | a[15] & 0xff, -1);
     }
     int[] g = new int[8];
     for (int i = 0; i < 8; i++) {
