@@ -12,6 +12,9 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
+import dev.sluice.redis.RedisStore;
+import dev.sluice.testkit.Flavor;
+import dev.sluice.testkit.Standalone;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -32,22 +35,33 @@ import org.openjdk.jmh.annotations.TearDown;
  * user, per IP network and global); {@code items} sends the same three items directly, building their keys as a caller does
  * (the /24 network given), {@code items_grouping} the same with the network worked out per call
  * from the address as a caller would with the JDK ({@code InetAddress} of the literal, masked),
- * {@code items_prebuilt} with keys built once. Memory store, token buckets with
- * limits high enough that every decision is admitted and writes.
+ * {@code items_prebuilt} with keys built once; {@code plain_operation} and {@code plain_items} the
+ * same pair with the address used as given (an attribute of no type), so the operation's
+ * attributes and templates alone. Token buckets with limits high enough that every
+ * decision is admitted and writes; the memory store, or with {@code -p store=redis} a
+ * {@code redis-server} of its own on a free 127.0.0.1 port (started by the test kit), one
+ * synchronous decision at a time.
  *
  * <pre>
  * java -jar sluice-bench/target/sluice-bench.jar OperationBenchmark -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc
+ * java -jar sluice-bench/target/sluice-bench.jar OperationBenchmark -p store=redis -p users=10000 \
+ *     -p form=operation,items_grouping -f 1 -wi 3 -w 2s -i 5 -r 2s
  * </pre>
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class OperationBenchmark {
-  @Param({"operation", "items", "items_grouping", "items_prebuilt"})
+  @Param({"operation", "items", "items_grouping", "items_prebuilt", "plain_operation", "plain_items"})
   public String form;
 
   @Param({"1", "10000"})
   public int users;
+
+  @Param({"memory"})
+  public String store;
+
+  private Standalone redis;
 
   private RateLimiter limiter;
   private OperationRequest[] operations;
@@ -68,8 +82,20 @@ public class OperationBenchmark {
         OperationItem.of("per_user", "user:{user}").when("user"),
         OperationItem.of("per_ip", "ip:{ip}"),
         OperationItem.of("global", "all"));
-    RuleSet set = RuleSet.of(rules).withOperations(List.of(op), List.of(Attribute.ip("ip", 24, 64)));
-    limiter = Sluice.builder().rules(set).build();
+    // The same with an attribute of no type, used as given: the operation's own machinery alone.
+    Operation plain = Operation.of("plain",
+        OperationItem.of("per_user", "user:{user}").when("user"),
+        OperationItem.of("per_ip", "ip:{addr}"),
+        OperationItem.of("global", "all"));
+    RuleSet set = RuleSet.of(rules).withOperations(List.of(op, plain), List.of(Attribute.ip("ip", 24, 64)));
+    Sluice.Builder builder = Sluice.builder().rules(set);
+    if (store.equals("redis")) {
+      redis = Standalone.start(Flavor.REDIS);
+      builder.store(RedisStore.builder(redis.uri()).build());
+    } else if (!store.equals("memory")) {
+      throw new IllegalArgumentException("store is memory or redis, was " + store);
+    }
+    limiter = builder.build();
     operations = new OperationRequest[users];
     requests = new Request[users];
     userIds = new String[users];
@@ -104,6 +130,9 @@ public class OperationBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     limiter.close();
+    if (redis != null) {
+      redis.close();
+    }
   }
 
   @Benchmark
@@ -114,6 +143,10 @@ public class OperationBenchmark {
       // As a caller sends it: the request built from its attributes on each call.
       case "operation" -> limiter.acquire(Request.operation("auth.createToken").attribute("user", userIds[i])
           .attribute("ip", ips[i]).build());
+      case "plain_operation" -> limiter.acquire(Request.operation("plain").attribute("user", userIds[i])
+          .attribute("addr", ips[i]).build());
+      case "plain_items" -> limiter.acquire(Request.of(
+          Item.of("per_user", "user:" + userIds[i]), Item.of("per_ip", "ip:" + ips[i]), Item.of("global", "all")));
       // As a caller sends them: the keys built for the request, the network already worked out.
       case "items" -> limiter.acquire(Request.of(
           Item.of("per_user", "user:" + userIds[i]), Item.of("per_ip", "ip:" + networks[i]), Item.of("global", "all")));
