@@ -136,6 +136,8 @@ abstract class PoliciesAcrossInstancesTestBase {
       assertThat(d.items().get(0).reason()).isEqualTo(DenyReason.BANNED);
     }
     assertThat(decisionCalls()).isEqualTo(before);
+    // Recorded for listings too, by a write that does not hold up the decision that learned it.
+    assertThat(millisUntil(() -> join(b.policies().ban("login", "ip:1")).isPresent())).isLessThan(1_000);
     assertThat(join(b.policies().ban("login", "ip:1"))).hasValueSatisfying(ban -> assertThat(ban.automatic()).isTrue());
 
     // It ends on time on both: afterwards the key is limited by its window again (still used up).
