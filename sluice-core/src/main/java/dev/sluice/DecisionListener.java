@@ -16,4 +16,11 @@ public interface DecisionListener {
    * failed with that error and no decision follows.
    */
   default void onStoreError(Request request, Throwable error) {}
+
+  /**
+   * When the limiter denied an item of {@code rule} for {@code key} without calling the store,
+   * because the store denied it moments before and its cost cannot fit yet (the denial cache of a
+   * remote store). {@link #onDecision} follows with the decision, as for any other.
+   */
+  default void onCachedDenial(String rule, String key) {}
 }

@@ -17,6 +17,8 @@ public final class Sluice {
   public static final int DEFAULT_MAX_KEY_BYTES = 512;
   /** Default bound on store calls waiting for an answer; see {@link Builder#maxInFlight}. */
   public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
+  /** Default bound on the denials of a remote store a limiter keeps; see {@link Builder#denialCache}. */
+  public static final int DEFAULT_DENIAL_CACHE_KEYS = 10_000;
 
   private Sluice() {}
 
@@ -33,6 +35,7 @@ public final class Sluice {
     private Duration storeTimeout = Duration.ofMillis(250);
     private double localShare = 1.0;
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+    private int denialCacheKeys = DEFAULT_DENIAL_CACHE_KEYS;
     private Sleeper sleeper = Sleeper.system();
     private final List<DecisionListener> listeners = new ArrayList<>();
 
@@ -117,6 +120,24 @@ public final class Sluice {
       return this;
     }
 
+    /**
+     * How many denials of a remote store this limiter keeps, to answer a key that asks again while
+     * its cost cannot fit yet without a store call; default {@value #DEFAULT_DENIAL_CACHE_KEYS}, 0
+     * turns the cache off. A kept denial ends just before the store could admit the cost if no
+     * other traffic came, so it never admits anything and denies only what the store would deny —
+     * unless the key is reset through another instance meanwhile. The memory store keeps none: it
+     * answers as fast as a cache would. See {@code docs/redis.md}.
+     *
+     * @throws IllegalArgumentException if n is negative
+     */
+    public Builder denialCache(int n) {
+      if (n < 0) {
+        throw new IllegalArgumentException("denialCache must be >= 0 keys, was " + n);
+      }
+      this.denialCacheKeys = n;
+      return this;
+    }
+
     public Builder sleeper(Sleeper s) {
       this.sleeper = Objects.requireNonNull(s, "sleeper");
       return this;
@@ -142,7 +163,7 @@ public final class Sluice {
         }
         local.rulesInForce(rules);
         return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
-            sleeper, ticker);
+            sleeper, ticker, denialCacheKeys);
       } catch (RuntimeException e) {
         local.close();
         if (s != store) {

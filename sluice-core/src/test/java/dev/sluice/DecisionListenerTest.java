@@ -100,10 +100,11 @@ class DecisionListenerTest {
     assertThat(limiter.acquire("api", "k").allowed()).isTrue();
     assertThat(limiter.acquireAsync(Request.of("api", "k")).toCompletableFuture().join().allowed()).isFalse();
     store.mode(FlakyStore.Mode.FAILS);
-    Decision degraded = limiter.acquire("api", "k");
+    // Another key: "k" was just denied, and that denial, still holding, is answered without the store.
+    Decision degraded = limiter.acquire("api", "other");
     assertThat(degraded.allowed()).isTrue();
     assertThat(degraded.degraded()).isTrue();
-    Decision degradedAsync = limiter.acquireAsync(Request.of("api", "k")).toCompletableFuture().join();
+    Decision degradedAsync = limiter.acquireAsync(Request.of("api", "other")).toCompletableFuture().join();
     assertThat(degradedAsync.degraded()).isTrue();
     assertThat(rec.decisions).hasSize(4);
     assertThat(rec.errors).hasSize(2);

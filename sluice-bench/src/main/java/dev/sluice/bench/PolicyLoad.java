@@ -24,7 +24,8 @@ import java.util.Locale;
  * admits (a large limit). On the Redis store (a {@code redis-server} of its own on a free 127.0.0.1
  * port) and on the memory store, rounds alternating the two, medians of wall and CPU time per
  * request, and the Redis decision calls ({@code FCALL} in {@code INFO commandstats}) made during
- * the banned rounds.
+ * the banned rounds. Then, on Redis, a key over its limit (no ban): denied by the store on a limiter
+ * without the denial cache, and by the denial cache on one with it, in alternating rounds.
  *
  * <pre>
  * ./mvnw -q -pl sluice-bench -am package -DskipTests
@@ -55,6 +56,46 @@ public final class PolicyLoad {
     try (RateLimiter inMemory = Sluice.builder().rules(rules).build()) {
       run("memory", inMemory, rounds, requests, () -> 0L);
     }
+    System.out.println();
+    System.out.println("| store | denied by the store (cache off) ns/request (wall, cpu) | denied by the denial cache "
+        + "ns/request (wall, cpu) | wall ratio | decision calls during the cached rounds |");
+    System.out.println("|---|---|---|---|---|");
+    RuleSet over = RuleSet.of(Rule.builder("over").algorithm(Algorithm.TOKEN_BUCKET).window(1, Duration.ofDays(1))
+        .build());
+    try (Standalone redis = Standalone.start(Flavor.REDIS);
+        RedisStore storeOff = RedisStore.builder(redis.uri()).build();
+        RedisStore storeOn = RedisStore.builder(redis.uri()).build();
+        RateLimiter off = Sluice.builder().rules(over).store(storeOff).denialCache(0).build();
+        RateLimiter on = Sluice.builder().rules(over).store(storeOn).build()) {
+      runDenied(off, on, rounds, requests, () -> fcalls(redis));
+    }
+  }
+
+  private static void runDenied(RateLimiter off, RateLimiter on, int rounds, int requests,
+      java.util.function.LongSupplier calls) {
+    on.acquire("over", "ip:1");
+    if (on.acquire("over", "ip:1").allowed() || off.acquire("over", "ip:1").allowed()) {
+      throw new IllegalStateException("the key is not over its limit");
+    }
+    List<long[]> byStore = new ArrayList<>();
+    List<long[]> byCache = new ArrayList<>();
+    long cachedCalls = 0;
+    for (int r = 0; r < rounds + 1; r++) {
+      long[] d = time(() -> off.acquire("over", "ip:1"), requests, "denied by the store");
+      long before = calls.getAsLong();
+      long[] c = time(() -> on.acquire("over", "ip:1"), requests, "denied by the cache");
+      long during = calls.getAsLong() - before;
+      if (r > 0) {
+        byStore.add(d);
+        byCache.add(c);
+        cachedCalls += during;
+      }
+    }
+    long dWall = median(byStore, 0) / requests;
+    long cWall = median(byCache, 0) / requests;
+    System.out.printf(Locale.ROOT, "| Redis | %,d, %,d | %,d, %,d | %.0f× | %d over %,d requests |%n", dWall,
+        median(byStore, 1) / requests, cWall, median(byCache, 1) / requests, (double) dWall / Math.max(1, cWall),
+        cachedCalls, (long) rounds * requests);
   }
 
   private static void run(String name, RateLimiter limiter, int rounds, int requests,

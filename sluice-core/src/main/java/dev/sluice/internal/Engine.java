@@ -55,16 +55,19 @@ import java.util.function.Supplier;
  * ({@link PolicyCache}), per item in this order: the item's own windows for this request
  * ({@link Item#windows()}) or else, further down, its live limit; the deny list
  * ({@link DenyReason#DENY_LISTED}); the allow list (admitted, not sent to the store); a ban known
- * to be in force ({@link DenyReason#BANNED}). An enforced item denied here means no store call at
- * all: nothing is consumed, and the items not decided here are reported allowed with empty
- * windows. A rule without lists, bans or live limits costs a lookup that finds nothing.
+ * to be in force ({@link DenyReason#BANNED}); then, on a remote store, a denial the store answered
+ * moments before and that still holds ({@link DenialCache}). An enforced item denied here means no
+ * store call at all: nothing is consumed, and the items not decided here are reported allowed with
+ * empty windows. A rule without lists, bans or live limits costs a lookup that finds nothing.
  */
 public final class Engine implements RateLimiter {
-  /** tryAcquireAsync's answers on a local store: immutable through {@link CompletionStage}, so shared. */
   /** Up to this many items, a request's repeated items are found by comparing pairs. */
   private static final int FEW_ITEMS = 8;
+  /** tryAcquireAsync's answers on a local store: immutable through {@link CompletionStage}, so shared. */
   private static final CompletionStage<Boolean> ADMITTED = CompletableFuture.completedStage(Boolean.TRUE);
   private static final CompletionStage<Boolean> REFUSED = CompletableFuture.completedStage(Boolean.FALSE);
+  /** {@link Resolved#startMicros} of a request the denial cache does not see. */
+  private static final long NO_START = Long.MIN_VALUE;
 
   private final Store store;
   private final Store local;
@@ -84,16 +87,17 @@ public final class Engine implements RateLimiter {
   private volatile DenialRecorder recorder = DenialRecorder.NONE;
   /** Null when the store keeps no policies. */
   private final TopOffenders topOffenders;
+  /** Denials of a remote store, kept until just before they could change; null when off. */
+  private final DenialCache denials;
   private volatile RuleSet rules;
 
+  /**
+   * @param ticker the clock of cached bans and denials, and of the expiries policies are given
+   * @param denialCacheKeys how many denials of the store to keep (see {@link DenialCache}); 0 for
+   *     none. Ignored on a local store, which answers as fast as a cache would.
+   */
   public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
-      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper) {
-    this(rules, store, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners, sleeper, Ticker.system());
-  }
-
-  /** @param ticker the clock of cached bans and of the expiries policies are given */
-  public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
-      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper, Ticker ticker) {
+      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper, Ticker ticker, int denialCacheKeys) {
     PolicyStore ps;
     try {
       ps = store.policies();
@@ -113,6 +117,7 @@ public final class Engine implements RateLimiter {
     this.sleeper = sleeper;
     this.ticker = ticker;
     this.policyCache = new PolicyCache(ps, store.isLocal(), rules);
+    this.denials = denialCacheKeys > 0 && !store.isLocal() ? new DenialCache(denialCacheKeys) : null;
     this.policies = ps == null ? null : new EnginePolicies(this, ps, policyCache);
     this.topOffenders = ps == null ? null : new TopOffenders(ps, ticker);
     if (topOffenders != null) {
@@ -127,10 +132,10 @@ public final class Engine implements RateLimiter {
    * hand for any step after resolution.
    */
   private record Resolved(Request request, Batch batch, int[] slot, OperationRequest operation,
-      ItemDecision[] pre, boolean skipStore) {
+      ItemDecision[] pre, boolean skipStore, long startMicros) {
 
-    Resolved(Request request, Batch batch, int[] slot, OperationRequest operation) {
-      this(request, batch, slot, operation, null, false);
+    Resolved(Request request, Batch batch, int[] slot, OperationRequest operation, long startMicros) {
+      this(request, batch, slot, operation, null, false, startMicros);
     }
   }
 
@@ -149,16 +154,19 @@ public final class Engine implements RateLimiter {
 
   private Resolved resolve(Request request, RuleSet rs, OperationRequest operation) {
     Map<String, PolicyCache.RulePolicies> policiesNow = policyCache.current();
+    // Read before the store is called, so before it decides: a denial it answers is kept from here.
+    long start = denials == null || request.hasExplicitTime() ? NO_START : ticker.nowMicros();
+    boolean cachedDenials = start != NO_START && !denials.isEmpty();
     List<Item> items = request.items();
     if (items.size() == 1) {
       Item it = items.get(0);
       Rule rule = validate(rs.get(it.rule()), it.rule(), it.key(), 0);
       if ((policiesNow == null || !policiesNow.containsKey(rule.name())) && it.windows() == null
-          && (operation == null || rule.audit() == null)) {
+          && (operation == null || rule.audit() == null) && !cachedDenials) {
         return new Resolved(request, new Batch(List.of(resolveItem(rule, it.key(), it.cost())), request.timeMicros()),
-            null, operation);
+            null, operation, start);
       }
-      return local(request, items, List.of(rule), null, rs, operation, policiesNow);
+      return local(request, items, List.of(rule), null, rs, operation, policiesNow, start);
     }
     // Repeated (rule, key) pairs are decided as one item of their summed cost. Each pair is checked
     // when first seen, in request order, so the first bad item is the one reported. A few items
@@ -168,7 +176,7 @@ public final class Engine implements RateLimiter {
     List<Item> merged = new ArrayList<>(n);
     List<Rule> ruleOf = new ArrayList<>(n);
     int[] slot = new int[n];
-    boolean plain = policiesNow == null;
+    boolean plain = policiesNow == null && !cachedDenials;
     for (int i = 0; i < n; i++) {
       Item it = items.get(i);
       String id = seen == null ? null : it.rule() + '\u0000' + it.key();
@@ -196,14 +204,14 @@ public final class Engine implements RateLimiter {
       slot = null; // every item distinct: decisions come back in request order
     }
     if (!plain) {
-      return local(request, merged, ruleOf, slot, rs, operation, policiesNow);
+      return local(request, merged, ruleOf, slot, rs, operation, policiesNow, start);
     }
     List<ResolvedItem> resolved = new ArrayList<>(merged.size());
     for (int i = 0; i < merged.size(); i++) {
       Item it = merged.get(i);
       resolved.add(resolveItem(ruleOf.get(i), it.key(), it.cost()));
     }
-    return new Resolved(request, new Batch(resolved, request.timeMicros()), slot, operation);
+    return new Resolved(request, new Batch(resolved, request.timeMicros()), slot, operation, start);
   }
 
   /**
@@ -211,7 +219,7 @@ public final class Engine implements RateLimiter {
    * goes to {@code pre}, the rest to the store's batch with their windows and audit values.
    */
   private Resolved local(Request request, List<Item> merged, List<Rule> ruleOf, int[] slot, RuleSet rs,
-      OperationRequest operation, Map<String, PolicyCache.RulePolicies> policiesNow) {
+      OperationRequest operation, Map<String, PolicyCache.RulePolicies> policiesNow, long start) {
     int n = merged.size();
     ItemDecision[] pre = null;
     boolean deniedHere = false;
@@ -252,6 +260,21 @@ public final class Engine implements RateLimiter {
           }
         }
       }
+      if (ws == null) {
+        ws = rule.windowsFor(key);
+      }
+      if (here == null && start != NO_START && !rule.shadow()) {
+        here = denials.check(rule, key, it.cost(), ws, start);
+        if (here != null) {
+          for (DecisionListener l : listeners) {
+            try {
+              l.onCachedDenial(rule.name(), key);
+            } catch (RuntimeException ignored) {
+              // A listener must not change a decision.
+            }
+          }
+        }
+      }
       if (here != null) {
         if (pre == null) {
           pre = new ItemDecision[n];
@@ -260,11 +283,10 @@ public final class Engine implements RateLimiter {
         deniedHere |= !here.allowed() && !rule.shadow();
         continue;
       }
-      toStore.add(new ResolvedItem(rule, key, it.cost(), ws != null ? ws : rule.windowsFor(key),
-          auditValue(rule, rs, operation)));
+      toStore.add(new ResolvedItem(rule, key, it.cost(), ws, auditValue(rule, rs, operation)));
     }
     return new Resolved(request, new Batch(toStore, request.timeMicros()), slot, operation, pre,
-        deniedHere || toStore.isEmpty());
+        deniedHere || toStore.isEmpty(), start);
   }
 
   /** The request's value of the rule's audit attribute, as its keys are made of it; null if none. */
@@ -357,6 +379,13 @@ public final class Engine implements RateLimiter {
   }
 
   private Decision assemble(Resolved r, List<ItemDecision> decided, boolean degraded) {
+    if (!degraded && r.startMicros != NO_START && !r.skipStore) {
+      List<ResolvedItem> sent = r.batch.items();
+      for (int i = 0; i < sent.size(); i++) {
+        ResolvedItem it = sent.get(i);
+        denials.learn(it.rule(), it.key(), it.cost(), it.windows(), decided.get(i), r.startMicros);
+      }
+    }
     if (!degraded) {
       // Bans are learned from the store's answers only: a ban this limiter answered from its
       // cache may have been lifted since, and learning it again would bring it back.
@@ -603,6 +632,11 @@ public final class Engine implements RateLimiter {
         return store.tryAcquire(rule, key, cost) ? ADMITTED : REFUSED;
       }
       item = resolveItem(rule, key, cost);
+      // The store's boolean answer has no retry time to keep, but a denial already kept answers.
+      if (denials != null && !rule.shadow() && !denials.isEmpty()
+          && denials.check(rule, key, cost, item.windows(), ticker.nowMicros()) != null) {
+        return REFUSED;
+      }
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -621,7 +655,7 @@ public final class Engine implements RateLimiter {
           }
           // Only now is the request needed, for failure modes and the local fallback.
           Batch batch = new Batch(List.of(item), Request.STORE_CLOCK);
-          return degrade(new Resolved(Request.of(ruleName, key, cost), batch, null, null), err).allowed();
+          return degrade(new Resolved(Request.of(ruleName, key, cost), batch, null, null, NO_START), err).allowed();
         });
   }
 
@@ -819,7 +853,12 @@ public final class Engine implements RateLimiter {
       return CompletableFuture.failedFuture(e);
     }
     local.reset(rule, key);
-    return store.reset(rule, key);
+    if (denials == null) {
+      return store.reset(rule, key);
+    }
+    // Forgotten again once the store has reset: a denial it answered meanwhile predates the reset.
+    denials.forget(rule, key);
+    return store.reset(rule, key).whenComplete((v, err) -> denials.forget(rule, key));
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.sluice.testing;
 import dev.sluice.ItemDecision;
 import dev.sluice.RuleSet;
 import dev.sluice.spi.Batch;
+import dev.sluice.spi.PolicyStore;
 import dev.sluice.spi.Store;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +32,7 @@ public final class FlakyStore implements Store {
   private final Store behind;
   private final AtomicInteger calls = new AtomicInteger();
   private volatile Mode mode = Mode.UP;
+  private volatile boolean policies;
 
   public FlakyStore(Store behind) {
     this.behind = behind;
@@ -39,6 +41,20 @@ public final class FlakyStore implements Store {
   public FlakyStore mode(Mode m) {
     this.mode = m;
     return this;
+  }
+
+  /** Lends the store's policies (bans, lists, live limits), which are left out by default. */
+  public FlakyStore withPolicies() {
+    this.policies = true;
+    return this;
+  }
+
+  @Override
+  public PolicyStore policies() {
+    if (!policies) {
+      return Store.super.policies();
+    }
+    return behind.policies();
   }
 
   /** Calls of {@link #decide}, failed ones included. */

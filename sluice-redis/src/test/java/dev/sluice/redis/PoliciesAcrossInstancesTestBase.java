@@ -18,18 +18,14 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
-import dev.sluice.Sluice;
 import dev.sluice.Window;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,12 +33,7 @@ import org.junit.jupiter.api.Test;
  * Redis: what one sets, the other applies within a second; a ban one starts, the other enforces
  * without a store call once it knows it. Each test works under a key prefix of its own.
  */
-abstract class PoliciesAcrossInstancesTestBase {
-  abstract String uri();
-
-  /** {@code INFO commandstats} of every master, one string each. */
-  abstract List<String> commandStats();
-
+abstract class PoliciesAcrossInstancesTestBase extends TwoInstancesTestBase {
   final Rule api = Rule.builder("api").window(5, Duration.ofHours(1)).build();
   final Rule login = Rule.builder("login").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofHours(1))
       .ban(new BanPolicy(3, Duration.ofMinutes(1), Duration.ofSeconds(2))).build();
@@ -53,26 +44,9 @@ abstract class PoliciesAcrossInstancesTestBase {
       .withOperations(List.of(Operation.of("call", OperationItem.of("per_ip", "ip:{ip}"))),
           List.of(Attribute.ip("ip", 24, 64)));
 
-  RedisStore storeA;
-  RedisStore storeB;
-  RateLimiter a;
-  RateLimiter b;
-
-  @BeforeEach
-  void twoInstances() {
-    String prefix = "x" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
-    storeA = RedisStore.builder(uri()).prefix(prefix).build();
-    storeB = RedisStore.builder(uri()).prefix(prefix).build();
-    a = Sluice.builder().rules(rules).store(storeA).build();
-    b = Sluice.builder().rules(rules).store(storeB).build();
-  }
-
-  @AfterEach
-  void close() {
-    a.close();
-    b.close();
-    storeA.close();
-    storeB.close();
+  @Override
+  RuleSet rules() {
+    return rules;
   }
 
   static <T> T join(CompletionStage<T> s) {
@@ -206,19 +180,5 @@ abstract class PoliciesAcrossInstancesTestBase {
     }
     assertThat(join(a.policies().top("api", Duration.ofMinutes(5), 3))).containsExactly(
         new Offender("user:19", 19, 0), new Offender("user:18", 18, 0), new Offender("user:17", 17, 0));
-  }
-
-  /** Decision calls (FCALL) on every master so far; the policies' own scripts are EVALSHA. */
-  long decisionCalls() {
-    long n = 0;
-    for (String stats : commandStats()) {
-      for (String line : stats.split("\r?\n")) {
-        if (line.startsWith("cmdstat_fcall:") || line.startsWith("cmdstat_fcall_ro:")) {
-          String calls = line.substring(line.indexOf("calls=") + 6);
-          n += Long.parseLong(calls.substring(0, calls.indexOf(',')));
-        }
-      }
-    }
-    return n;
   }
 }

@@ -41,9 +41,10 @@ public final class SluiceService implements AutoCloseable {
    * @param storeTimeout how long a remote store may take before failure modes decide
    * @param shutdownGrace how long shutdown keeps serving, {@code /readyz} failing, before it
    *     refuses new connections
+   * @param denialCacheKeys how many denials of a remote store the limiter keeps; 0 for none
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
-      Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace) {
+      Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace, int denialCacheKeys) {
     public Settings {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(host, "host");
@@ -54,52 +55,66 @@ public final class SluiceService implements AutoCloseable {
       if (!(localShare > 0 && localShare <= 1)) {
         throw new IllegalArgumentException("localShare must be in (0, 1], was " + localShare);
       }
+      if (denialCacheKeys < 0) {
+        throw new IllegalArgumentException("denialCacheKeys must be >= 0, was " + denialCacheKeys);
+      }
     }
 
     /**
      * Defaults: {@code 127.0.0.1}, port 8080, a check every 500 ms, no admin token, no shutdown
      * grace (an embedding application decides when to stop; {@code sluice serve} gives 5 s), 15 s
-     * of draining, a store timeout of 250 ms.
+     * of draining, a store timeout of 250 ms, the limiter's default denial cache.
      */
     public static Settings of(Path config) {
       return new Settings(config, "127.0.0.1", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
-          Duration.ofMillis(250), 1.0, Duration.ZERO);
+          Duration.ofMillis(250), 1.0, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS);
     }
 
     /** The share of each limit that {@code failure_mode: local} holds in this instance. */
     public Settings withLocalShare(double share) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          share, shutdownGrace);
+          share, shutdownGrace, denialCacheKeys);
     }
 
     public Settings withHost(String h) {
       return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace);
+          localShare, shutdownGrace, denialCacheKeys);
     }
 
     public Settings withPort(int p) {
       return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace);
+          localShare, shutdownGrace, denialCacheKeys);
     }
 
     public Settings withPollInterval(Duration d) {
-      return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare, shutdownGrace);
+      return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare, shutdownGrace,
+          denialCacheKeys);
     }
 
     public Settings withAdminToken(String t) {
-      return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare, shutdownGrace);
+      return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare, shutdownGrace,
+          denialCacheKeys);
     }
 
     public Settings withStoreTimeout(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare, shutdownGrace);
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare, shutdownGrace,
+          denialCacheKeys);
     }
 
     public Settings withShutdownGrace(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare, d);
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare, d,
+          denialCacheKeys);
     }
 
     public Settings withDrainTimeout(Duration d) {
-      return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare, shutdownGrace);
+      return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare, shutdownGrace,
+          denialCacheKeys);
+    }
+
+    /** How many denials of a remote store to keep ({@code Sluice.Builder#denialCache}); 0 for none. */
+    public Settings withDenialCache(int keys) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
+          shutdownGrace, keys);
     }
   }
 
@@ -141,7 +156,8 @@ public final class SluiceService implements AutoCloseable {
     SluiceMetrics metrics = new SluiceMetrics(registry);
     StoreHealth health = new StoreHealth(Ticker.system());
     metrics.watchStore(store);
-    RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare()).listener(metrics)
+    RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare())
+        .denialCache(s.denialCacheKeys()).listener(metrics)
         .listener(health).listener(new DegradedDecisionLog()).listener(FATAL_STORE_ERRORS).build();
     ConfigReloader reloader;
     try {

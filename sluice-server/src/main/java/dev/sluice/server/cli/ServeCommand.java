@@ -1,5 +1,6 @@
 package dev.sluice.server.cli;
 
+import dev.sluice.Sluice;
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.config.ConfigException;
@@ -81,6 +82,11 @@ final class ServeCommand implements Callable<Integer> {
           + "(default: a quarter of the maximum heap)")
   Long maxStoreBytes;
 
+  @Option(names = "--denial-cache", defaultValue = "" + Sluice.DEFAULT_DENIAL_CACHE_KEYS, paramLabel = "N",
+      description = "remote stores only: how many denied keys this instance answers itself until just before their "
+          + "cost could fit, without a store call; 0 turns it off (default: ${DEFAULT-VALUE})")
+  int denialCache;
+
   @Option(names = "--admin-token", defaultValue = "${env:SLUICE_ADMIN_TOKEN}", paramLabel = "TOKEN",
       description = "if set, admin endpoints (POST /v1/reset, the policy endpoints) need 'Authorization: Bearer "
           + "TOKEN'; if not, they are open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
@@ -94,6 +100,9 @@ final class ServeCommand implements Callable<Integer> {
     if (!(localShare > 0 && localShare <= 1)) {
       throw new CliException("sluice serve: --local-share must be in (0, 1], was " + localShare);
     }
+    if (denialCache < 0) {
+      throw new CliException("sluice serve: --denial-cache must be >= 0 keys, was " + denialCache);
+    }
     if (maxKeys < 1) {
       throw new CliException("sluice serve: --max-keys must be >= 1, was " + maxKeys);
     }
@@ -106,6 +115,7 @@ final class ServeCommand implements Callable<Integer> {
         .withPollInterval(pollInterval).withStoreTimeout(storeTimeout).withDrainTimeout(drainTimeout)
         .withShutdownGrace(shutdownGrace)
         .withLocalShare(localShare)
+        .withDenialCache(denialCache)
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
     try {

@@ -40,6 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code sluice_store_latency_seconds{rule}} — histogram of the time spent in the store per
  *       decision, for each rule of the request;
  *   <li>{@code sluice_store_errors_total{rule}} — store calls that failed or timed out;
+ *   <li>{@code sluice_denial_cache_answers_total{rule}} — items a remote store had just denied,
+ *       denied again by this instance without a store call (the denial cache);
  *   <li>{@code sluice_store_errors_by_kind_total{kind}} — the same calls by kind: {@code timeout},
  *       {@code overloaded} (not made: too many calls waited), {@code unavailable} (any other
  *       outage), each of which degraded a decision, and {@code rejected} (the store could not
@@ -65,6 +67,7 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   private final ConcurrentHashMap<String, Counter> storeErrors = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> storeErrorKinds = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Timer> latency = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> cachedDenials = new ConcurrentHashMap<>();
   private final Counter reloadsOk;
   private final Counter reloadsFailed;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
@@ -139,6 +142,12 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
               .description("Items denied store_full: the rule's share of the memory store was full")
               .register(registry)));
     }
+  }
+
+  @Override
+  public void onCachedDenial(String rule, String key) {
+    cachedDenials.computeIfAbsent(rule, r -> Counter.builder("sluice.denial.cache.answers").tag("rule", r)
+        .description("Items denied from the denial cache, without a store call").register(registry)).increment();
   }
 
   @Override
