@@ -33,7 +33,7 @@ public final class Sluice {
     private Ticker ticker = Ticker.system();
     private int maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
     private Duration storeTimeout = Duration.ofMillis(250);
-    private double localShare = 1.0;
+    private double localShare = Double.NaN; // 1 / the instances counted in the store
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
     private int denialCacheKeys = DEFAULT_DENIAL_CACHE_KEYS;
     private Sleeper sleeper = Sleeper.system();
@@ -89,8 +89,10 @@ public final class Sluice {
     }
 
     /**
-     * The share of each limit that the in-process fallback of {@code failure_mode: local} holds,
-     * typically 1/instances. Default 1.
+     * The share of each limit that the in-process fallback of {@code failure_mode: local} holds.
+     * By default, on a remote store that keeps policies (Redis), 1 / the instances sharing the
+     * store, counted through heartbeats in it and as last counted before the outage; otherwise 1.
+     * A share given here replaces the count.
      *
      * @throws IllegalArgumentException unless 0 < share ≤ 1
      */

@@ -71,6 +71,7 @@ public final class Engine implements RateLimiter {
 
   private final Store store;
   private final Store local;
+  /** The share of each limit {@code failure_mode: local} holds; NaN: 1 / the instances counted. */
   private final double localShare;
   private final int maxKeyBytes;
   private final long storeTimeoutMillis;
@@ -89,6 +90,8 @@ public final class Engine implements RateLimiter {
   private final TopOffenders topOffenders;
   /** Denials of a remote store, kept until just before they could change; null when off. */
   private final DenialCache denials;
+  /** The instances sharing a remote store with policies; null otherwise. */
+  private final Fleet fleet;
   private volatile RuleSet rules;
 
   /**
@@ -118,6 +121,10 @@ public final class Engine implements RateLimiter {
     this.ticker = ticker;
     this.policyCache = new PolicyCache(ps, store.isLocal(), rules);
     this.denials = denialCacheKeys > 0 && !store.isLocal() ? new DenialCache(denialCacheKeys) : null;
+    this.fleet = ps == null || store.isLocal() ? null : new Fleet(ps, ticker);
+    if (fleet != null) {
+      policyCache.onTick(fleet::tick);
+    }
     this.policies = ps == null ? null : new EnginePolicies(this, ps, policyCache);
     this.topOffenders = ps == null ? null : new TopOffenders(ps, ticker);
     if (topOffenders != null) {
@@ -789,14 +796,26 @@ public final class Engine implements RateLimiter {
   }
 
   private List<Window> share(List<Window> ws) {
-    if (localShare >= 1.0) {
+    double share = localShare();
+    if (share >= 1.0) {
       return ws;
     }
     List<Window> out = new ArrayList<>(ws.size());
     for (Window w : ws) {
-      out.add(new Window(Math.max(1, (long) Math.floor(w.limit() * localShare)), w.period()));
+      out.add(new Window(Math.max(1, (long) Math.floor(w.limit() * share)), w.period()));
     }
     return out;
+  }
+
+  /**
+   * The share of each limit that {@code failure_mode: local} holds now: the one given, else 1 /
+   * the instances last counted in the store (1 when the store counts none).
+   */
+  double localShare() {
+    if (!Double.isNaN(localShare)) {
+      return localShare;
+    }
+    return fleet == null ? 1.0 : 1.0 / fleet.live();
   }
 
   private void notify(Request request, Decision d, long start) {
@@ -948,6 +967,9 @@ public final class Engine implements RateLimiter {
 
   @Override
   public void close() {
+    if (fleet != null) {
+      fleet.leave(storeTimeoutMillis);
+    }
     policyCache.close();
     store.close();
     local.close();

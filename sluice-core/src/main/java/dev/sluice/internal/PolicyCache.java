@@ -106,7 +106,7 @@ public final class PolicyCache implements AutoCloseable {
   /** The memory store's policies, read synchronously; null for a remote store (or none). */
   private final MemoryPolicyStore local;
   private final ScheduledExecutorService poller;
-  private volatile Runnable tickTask;
+  private final List<Runnable> tickTasks = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Rules with policies (or configured lists), replaced on a change of its key set. */
   private volatile Map<String, RulePolicies> byRule = Map.of();
   private volatile RuleSet rules;
@@ -255,13 +255,12 @@ public final class PolicyCache implements AutoCloseable {
 
   /** Also run on every tick of the remote store's poll (the top offenders' flush). */
   void onTick(Runnable task) {
-    this.tickTask = task;
+    tickTasks.add(task);
   }
 
   /** One tick of the remote store's poll. */
   private void poll() {
-    Runnable task = tickTask;
-    if (task != null) {
+    for (Runnable task : tickTasks) {
       try {
         task.run();
       } catch (RuntimeException e) {

@@ -86,6 +86,8 @@ public final class MemoryPolicyStore implements PolicyStore {
   /** A reader at a version below this one has missed changes no longer logged. */
   private long oldestReadable;
   private final Map<String, TreeMap<Long, List<String>>> denials = new HashMap<>();
+  /** Instances by their last heartbeat, ms: those within a heartbeat's ttl, at most. */
+  private final Map<String, Long> instances = new HashMap<>();
   private BinaryOperator<String> denialMerge;
   private volatile BanListener banListener;
   private volatile BiFunction<String, String, List<String>> auditSource;
@@ -325,6 +327,21 @@ public final class MemoryPolicyStore implements PolicyStore {
   /** Records held, of every kind (expired ones not yet removed included). */
   public synchronized int size() {
     return size;
+  }
+
+  @Override
+  public synchronized CompletionStage<Integer> heartbeat(String instance, long ttlMillis) {
+    Objects.requireNonNull(instance, "instance");
+    long now = nowMillis();
+    instances.put(instance, now);
+    instances.values().removeIf(last -> last <= now - ttlMillis);
+    return CompletableFuture.completedFuture(instances.size());
+  }
+
+  @Override
+  public synchronized CompletionStage<Void> leave(String instance) {
+    instances.remove(instance);
+    return CompletableFuture.completedFuture(null);
   }
 
   private long nowMillis() {

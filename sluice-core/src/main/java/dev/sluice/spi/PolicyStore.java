@@ -66,4 +66,14 @@ public interface PolicyStore {
 
   /** The store's denial sketches of {@code rule} for the minutes {@code from} to {@code to}, inclusive. */
   CompletionStage<List<String>> denials(String rule, long from, long to);
+
+  /**
+   * Says that the limiter {@code instance} is alive, on the store's clock, and answers how many
+   * instances are: those that said so within the last {@code ttlMillis} ms, this one included. The
+   * share of each limit that {@code failure_mode: local} holds is 1 / that count.
+   */
+  CompletionStage<Integer> heartbeat(String instance, long ttlMillis);
+
+  /** Says that the limiter {@code instance} is closing: it is no longer counted. */
+  CompletionStage<Void> leave(String instance);
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class PolicyCacheTest {
 
   /** A remote store's policies, as a list, whose change feed says what the test makes it say. */
-  static final class FakePolicies implements PolicyStore {
+  static class FakePolicies implements PolicyStore {
     final List<PolicyRecord> records = new ArrayList<>();
     long version;
     PolicyChanges next;
@@ -83,6 +83,16 @@ class PolicyCacheTest {
     @Override
     public CompletionStage<List<String>> denials(String rule, long from, long to) {
       return CompletableFuture.completedFuture(List.of());
+    }
+
+    @Override
+    public CompletionStage<Integer> heartbeat(String instance, long ttlMillis) {
+      return CompletableFuture.completedFuture(1);
+    }
+
+    @Override
+    public CompletionStage<Void> leave(String instance) {
+      return CompletableFuture.completedFuture(null);
     }
   }
 

@@ -33,6 +33,7 @@ public final class FlakyStore implements Store {
   private final AtomicInteger calls = new AtomicInteger();
   private volatile Mode mode = Mode.UP;
   private volatile boolean policies;
+  private volatile boolean shared;
 
   public FlakyStore(Store behind) {
     this.behind = behind;
@@ -55,6 +56,12 @@ public final class FlakyStore implements Store {
       return Store.super.policies();
     }
     return behind.policies();
+  }
+
+  /** Leaves the store behind open when closed: it is shared with other limiters. */
+  public FlakyStore shared() {
+    this.shared = true;
+    return this;
   }
 
   /** Calls of {@link #decide}, failed ones included. */
@@ -95,6 +102,8 @@ public final class FlakyStore implements Store {
 
   @Override
   public void close() {
-    behind.close();
+    if (!shared) {
+      behind.close();
+    }
   }
 }

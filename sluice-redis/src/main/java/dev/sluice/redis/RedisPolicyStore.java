@@ -59,6 +59,9 @@ final class RedisPolicyStore implements PolicyStore {
   private static final Pattern SKETCH_HEADER = Pattern.compile("sketch/1 (\\d{1,9}) (\\d{1,18}) (\\d{1,9})");
   private static final ResourceScript SCRIPT = new ResourceScript("records.lua");
   private static final ResourceScript SKETCHES = new ResourceScript("sketches.lua");
+  private static final ResourceScript INSTANCES = new ResourceScript("instances.lua");
+  /** The longest instance id: a heartbeat is one member of a sorted set. */
+  static final int MAX_INSTANCE_BYTES = 256;
 
   private final Link link;
   private final StateSiblings siblings;
@@ -291,6 +294,46 @@ final class RedisPolicyStore implements PolicyStore {
           }));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Records the heartbeat in a sorted set under the policies' hash tag and counts the instances
+   * heard within {@code ttlMillis}, on the server's clock ({@code instances.lua}).
+   */
+  @Override
+  public CompletionStage<Integer> heartbeat(String instance, long ttlMillis) {
+    try {
+      checkInstance(instance);
+      if (ttlMillis < 1) {
+        throw new IllegalArgumentException("ttl must be >= 1 ms, was " + ttlMillis);
+      }
+      byte[][] args = {bytes("beat"), bytes(instance), bytes(Long.toString(ttlMillis))};
+      return INSTANCES.<Long>run(link, ScriptOutputType.INTEGER, new byte[][] {bytes(tag + "instances")}, args)
+          .handle(RedisPolicyStore::result)
+          .thenApply(Long::intValue);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> leave(String instance) {
+    try {
+      checkInstance(instance);
+      byte[][] args = {bytes("leave"), bytes(instance)};
+      return INSTANCES.<Long>run(link, ScriptOutputType.INTEGER, new byte[][] {bytes(tag + "instances")}, args)
+          .handle(RedisPolicyStore::result)
+          .thenApply(n -> null);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static void checkInstance(String instance) {
+    int n = bytes(instance).length;
+    if (n == 0 || n > MAX_INSTANCE_BYTES) {
+      throw new IllegalArgumentException("an instance id is 1 to " + MAX_INSTANCE_BYTES + " bytes, was " + n);
     }
   }
 

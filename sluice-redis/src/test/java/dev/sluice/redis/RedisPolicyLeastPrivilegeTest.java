@@ -101,6 +101,9 @@ class RedisPolicyLeastPrivilegeTest {
       join(p.addDenials("r", 1, "sketch/1 2 3 2\n2 0 1 x\n1 0 1 y\n"));
       join(p.addDenials("r", 1, "sketch/1 2 1 1\n1 0 1 z\n"));
       assertThat(join(p.denials("r", 0, 2))).containsExactly("sketch/1 2 4 2\n2 0 1 x\n2 1 1 z\n");
+      step = "heartbeat";
+      assertThat(join(p.heartbeat("i1", 60_000))).isEqualTo(1);
+      join(p.leave("i1"));
       return "";
     } catch (Throwable e) {
       return step + ": " + e;

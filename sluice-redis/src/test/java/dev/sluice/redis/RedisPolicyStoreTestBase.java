@@ -369,4 +369,22 @@ abstract class RedisPolicyStoreTestBase {
     }
     return s;
   }
+  @Test
+  void heartbeatsCountTheInstancesHeardWithinTheTtlOnTheServersClockAndLeaveForgetsOne() throws Exception {
+    long minute = 60_000;
+    assertThat(join(policies.heartbeat("a", minute))).isEqualTo(1);
+    assertThat(join(policies.heartbeat("b", minute))).isEqualTo(2);
+    assertThat(join(policies.heartbeat("a", minute))).isEqualTo(2);
+    join(policies.leave("a"));
+    assertThat(join(policies.heartbeat("b", minute))).isEqualTo(1);
+    assertThat(join(policies.heartbeat("c", minute))).isEqualTo(2);
+    // Heard 450 ms ago or more: beyond a ttl of 400 ms, c is no longer counted.
+    Thread.sleep(450);
+    assertThat(join(policies.heartbeat("b", 400))).isEqualTo(1);
+    // The set lives twice the ttl after the last heartbeat: nothing is left behind for good.
+    assertThat(join(policies.heartbeat("b", minute))).isEqualTo(1);
+    String key = prefix + "{policies}:instances";
+    assertThat((Long) commandFor(key, "PTTL", key)).isBetween(1L, 2 * minute);
+    assertThatThrownBy(() -> join(policies.heartbeat("", minute))).hasMessageContaining("instance id");
+  }
 }

@@ -52,8 +52,9 @@ public final class SluiceService implements AutoCloseable {
       Objects.requireNonNull(drainTimeout, "drainTimeout");
       Objects.requireNonNull(storeTimeout, "storeTimeout");
       Objects.requireNonNull(shutdownGrace, "shutdownGrace");
-      if (!(localShare > 0 && localShare <= 1)) {
-        throw new IllegalArgumentException("localShare must be in (0, 1], was " + localShare);
+      if (!Double.isNaN(localShare) && !(localShare > 0 && localShare <= 1)) {
+        throw new IllegalArgumentException("localShare must be in (0, 1] (or NaN: 1 / the instances), was "
+            + localShare);
       }
       if (denialCacheKeys < 0) {
         throw new IllegalArgumentException("denialCacheKeys must be >= 0, was " + denialCacheKeys);
@@ -63,14 +64,18 @@ public final class SluiceService implements AutoCloseable {
     /**
      * Defaults: {@code 127.0.0.1}, port 8080, a check every 500 ms, no admin token, no shutdown
      * grace (an embedding application decides when to stop; {@code sluice serve} gives 5 s), 15 s
-     * of draining, a store timeout of 250 ms, the limiter's default denial cache.
+     * of draining, a store timeout of 250 ms, the local share counted from the instances, the
+     * limiter's default denial cache.
      */
     public static Settings of(Path config) {
       return new Settings(config, "127.0.0.1", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
-          Duration.ofMillis(250), 1.0, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS);
+          Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS);
     }
 
-    /** The share of each limit that {@code failure_mode: local} holds in this instance. */
+    /**
+     * The share of each limit that {@code failure_mode: local} holds in this instance; NaN (the
+     * default) for 1 / the instances sharing the store, counted through heartbeats in it.
+     */
     public Settings withLocalShare(double share) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout,
           share, shutdownGrace, denialCacheKeys);
@@ -156,7 +161,11 @@ public final class SluiceService implements AutoCloseable {
     SluiceMetrics metrics = new SluiceMetrics(registry);
     StoreHealth health = new StoreHealth(Ticker.system());
     metrics.watchStore(store);
-    RateLimiter limiter = Sluice.builder().store(store).storeTimeout(s.storeTimeout()).localShare(s.localShare())
+    Sluice.Builder builder = Sluice.builder();
+    if (!Double.isNaN(s.localShare())) {
+      builder.localShare(s.localShare());
+    }
+    RateLimiter limiter = builder.store(store).storeTimeout(s.storeTimeout())
         .denialCache(s.denialCacheKeys()).listener(metrics)
         .listener(health).listener(new DegradedDecisionLog()).listener(FATAL_STORE_ERRORS).build();
     ConfigReloader reloader;

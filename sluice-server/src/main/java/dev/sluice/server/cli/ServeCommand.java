@@ -66,10 +66,11 @@ final class ServeCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE})")
   Duration drainTimeout;
 
-  @Option(names = "--local-share", defaultValue = "1", paramLabel = "SHARE",
+  @Option(names = "--local-share", defaultValue = "auto", paramLabel = "SHARE",
       description = "share of each limit that rules with failure_mode: local hold in this instance while the store "
-          + "is unreachable, typically 1/instances (default: ${DEFAULT-VALUE})")
-  double localShare;
+          + "is unreachable: a number in (0, 1], or auto for 1 / the instances sharing the store, counted through "
+          + "heartbeats in it (default: ${DEFAULT-VALUE})")
+  String localShare;
 
   @Option(names = "--max-keys", defaultValue = "1000000", paramLabel = "N",
       description = "memory store only: the most keys held; when full, new keys are denied with store_full "
@@ -92,14 +93,29 @@ final class ServeCommand implements Callable<Integer> {
           + "TOKEN'; if not, they are open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
   String adminToken;
 
+  /** {@code auto} (NaN: 1 / the instances) or a number in (0, 1]. */
+  private static double localShare(String text) {
+    if (text.equals("auto")) {
+      return Double.NaN;
+    }
+    double share;
+    try {
+      share = Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      share = Double.NaN;
+    }
+    if (!(share > 0 && share <= 1)) {
+      throw new CliException("sluice serve: --local-share must be auto or in (0, 1], was " + text);
+    }
+    return share;
+  }
+
   @Override
   public Integer call() throws InterruptedException {
     if (port < 0 || port > 65535) {
       throw new CliException("sluice serve: --port must be between 0 and 65535, was " + port);
     }
-    if (!(localShare > 0 && localShare <= 1)) {
-      throw new CliException("sluice serve: --local-share must be in (0, 1], was " + localShare);
-    }
+    double share = localShare(localShare);
     if (denialCache < 0) {
       throw new CliException("sluice serve: --denial-cache must be >= 0 keys, was " + denialCache);
     }
@@ -114,7 +130,7 @@ final class ServeCommand implements Callable<Integer> {
     SluiceService.Settings settings = SluiceService.Settings.of(config).withHost(host).withPort(port)
         .withPollInterval(pollInterval).withStoreTimeout(storeTimeout).withDrainTimeout(drainTimeout)
         .withShutdownGrace(shutdownGrace)
-        .withLocalShare(localShare)
+        .withLocalShare(share)
         .withDenialCache(denialCache)
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;

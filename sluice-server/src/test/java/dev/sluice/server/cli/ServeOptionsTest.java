@@ -11,7 +11,7 @@ class ServeOptionsTest {
   void aLocalShareOutsideZeroToOneIsAUsageErrorNamingTheOption() {
     Cli.Run r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--local-share", "1.5");
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err()).contains("--local-share must be in (0, 1], was 1.5");
+    assertThat(r.err()).contains("--local-share must be auto or in (0, 1], was 1.5");
   }
 
   @Test
