@@ -967,10 +967,11 @@ public final class Engine implements RateLimiter {
 
   @Override
   public void close() {
+    // The poll stops first, so that no heartbeat of its follows the leave.
+    policyCache.close();
     if (fleet != null) {
       fleet.leave(storeTimeoutMillis);
     }
-    policyCache.close();
     store.close();
     local.close();
   }

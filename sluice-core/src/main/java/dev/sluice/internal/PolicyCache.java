@@ -227,6 +227,12 @@ public final class PolicyCache implements AutoCloseable {
   public void close() {
     if (poller != null) {
       poller.shutdownNow();
+      try {
+        // A tick under way may still send a heartbeat: the limiter leaves the fleet after it.
+        poller.awaitTermination(1, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

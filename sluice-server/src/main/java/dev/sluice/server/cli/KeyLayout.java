@@ -81,6 +81,24 @@ final class KeyLayout {
     return new String(name, p + 1, length, StandardCharsets.US_ASCII);
   }
 
+  private static final byte[] POLICIES = "{policies}:".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Whether {@code name} is one of the store's policy keys, {@code <prefix>{policies}:…}: records
+   * (live limits, bans, lists) and their log, denial sketches, the instances' heartbeats. Records
+   * have no TTL by design; the others are given one by the store.
+   */
+  boolean isPolicyKey(byte[] name) {
+    int p = prefixBytes.length;
+    return hasPrefix(name) && name.length > p + POLICIES.length
+        && java.util.Arrays.equals(name, p, p + POLICIES.length, POLICIES, 0, POLICIES.length);
+  }
+
+  /** Whether {@code name} is a policy key or a ban or audit key beside a key's state: never state. */
+  boolean isPolicy(byte[] name) {
+    return isPolicyKey(name) || siblingRuleOf(name) != null;
+  }
+
   private static final byte[][] SIBLING_SUFFIXES = {
       ":ban".getBytes(StandardCharsets.US_ASCII), ":audit".getBytes(StandardCharsets.US_ASCII)};
 

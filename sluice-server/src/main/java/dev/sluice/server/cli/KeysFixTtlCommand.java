@@ -176,9 +176,10 @@ final class KeysFixTtlCommand extends KeyspaceCommand {
     node.pipeline(() -> {
       for (byte[] k : keys) {
         String rule = layout.ruleOf(k);
-        // A ban or audit key is not state: its TTL is not the rule's, and it is never changed here.
+        // A policy key (a ban or audit list beside a state, a record, a heartbeat) is not state: its
+        // TTL is not the rule's, or it has none by design; it is never changed here.
         Long ms = rule == null ? null : ttlOf(rule);
-        ruleOf.add(rule == null && layout.siblingRuleOf(k) != null ? POLICY : rule);
+        ruleOf.add(rule == null && layout.isPolicy(k) ? POLICY : rule);
         if (ms == null || dryRun) {
           replies.add(commands.pttl(k));
         } else {

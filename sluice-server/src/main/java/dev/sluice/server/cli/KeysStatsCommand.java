@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
         "Changes nothing."})
 final class KeysStatsCommand extends KeyspaceCommand {
   static final String OTHER = "(not a Sluice key)";
-  static final String POLICY = "(bans and audit lists)";
+  static final String POLICY = "(policies)";
 
   /** Counts for one rule. */
   static final class Tally {
@@ -92,7 +92,7 @@ final class KeysStatsCommand extends KeyspaceCommand {
       }
       String rule = layout.ruleOf(keys.get(i));
       Tally t = rule != null ? perRule.computeIfAbsent(rule, r -> new Tally())
-          : layout.siblingRuleOf(keys.get(i)) != null ? policy : other;
+          : layout.isPolicy(keys.get(i)) ? policy : other;
       t.keys++;
       t.bytes += size.get(i);
       if (ttl.get(i) == -1) {

@@ -218,6 +218,29 @@ abstract class KeysCommandContract {
   }
 
   @Test
+  void thePolicyRecordsAndHeartbeatsUnderThePoliciesTagAreNeitherTakenForStateNorChanged() {
+    // A live limit's record (no TTL, by design) and an instance's heartbeat (with one).
+    String records = "sluice:{policies}:limit";
+    String instances = "sluice:{policies}:instances";
+    redis().hset(records, "search user:1", "0 tier:gold");
+    redis().zadd(instances, 1, "i1");
+    redis().pexpire(instances, 60_000);
+    try {
+      JsonNode report = ReplayCommandTest.json(keys("stats", "--json").out());
+      assertThat(report.get("policy").get("keys").asLong()).isEqualTo(2);
+      assertThat(report.get("policy").get("noTtl").asLong()).isEqualTo(1);
+      assertThat(report.get("other").get("keys").asLong()).isEqualTo(NOT_SLUICE.size());
+
+      JsonNode fixed = ReplayCommandTest.json(keys("fix-ttl", "--ttl", "1h", "--json").out());
+      assertThat(fixed.get("policy").get("noTtl").asLong()).isEqualTo(1);
+      assertThat(redis().pttl(records)).isEqualTo(-1);
+      assertThat(redis().pttl(instances)).isBetween(1L, 60_000L);
+    } finally {
+      redis().del(records, instances);
+    }
+  }
+
+  @Test
   void statsPrintsATableLargestFirst() {
     Run r = keys("stats");
     assertThat(r.exit()).as(r.err()).isZero();
@@ -315,20 +338,22 @@ abstract class KeysCommandContract {
   @Test
   void anotherPrefixIsMatchedLiterallyEvenWithGlobCharacters() {
     RedisStore store = RedisStore.builder(deployment().uri()).prefix("t*st:").build();
+    String mine;
+    // Closed before the command runs: a limiter's heartbeat (t*st:{policies}:instances) goes with it.
     try (RateLimiter limiter = Sluice.builder().rules(WRITTEN).store(store).build()) {
       limiter.acquire("search", "k");
-      String mine = store.keyName("search", "k");
-      redis().persist(mine);
-      // Would match the pattern t*st:* if the prefix were not escaped.
-      redis().set("txst:{search|k}", "x");
-      Run r = keys("fix-ttl", "--prefix", "t*st:", "--ttl", "1m", "--json");
-      assertThat(r.exit()).as(r.err()).isZero();
-      assertThat(ReplayCommandTest.json(r.out()).get("keys").asLong()).isEqualTo(1);
-      assertThat(redis().pttl(mine)).isBetween(50_000L, 60_000L);
-      assertThat(redis().pttl("txst:{search|k}")).isEqualTo(-1);
-      for (String n : persisted) {
-        assertThat(redis().pttl(n)).as("keys under sluice: are not under t*st:").isEqualTo(-1);
-      }
+      mine = store.keyName("search", "k");
+    }
+    redis().persist(mine);
+    // Would match the pattern t*st:* if the prefix were not escaped.
+    redis().set("txst:{search|k}", "x");
+    Run r = keys("fix-ttl", "--prefix", "t*st:", "--ttl", "1m", "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(ReplayCommandTest.json(r.out()).get("keys").asLong()).isEqualTo(1);
+    assertThat(redis().pttl(mine)).isBetween(50_000L, 60_000L);
+    assertThat(redis().pttl("txst:{search|k}")).isEqualTo(-1);
+    for (String n : persisted) {
+      assertThat(redis().pttl(n)).as("keys under sluice: are not under t*st:").isEqualTo(-1);
     }
   }
 
