@@ -68,7 +68,7 @@ final class DenialCache {
   /**
    * The denial of {@code cost} units of {@code rule} for {@code key} under {@code windows} at
    * {@code nowMicros}, if a denial kept here still holds: the store's decision with its times
-   * counted down; otherwise null.
+   * counted down; otherwise null (always for a shadow rule, whose denials are never kept).
    */
   ItemDecision check(Rule rule, String key, long cost, List<Window> windows, long nowMicros) {
     if (cost == 0 || isEmpty()) {

@@ -270,7 +270,7 @@ public final class Engine implements RateLimiter {
       if (ws == null) {
         ws = rule.windowsFor(key);
       }
-      if (here == null && start != NO_START && !rule.shadow()) {
+      if (here == null && start != NO_START) {
         here = denials.check(rule, key, it.cost(), ws, start);
         if (here != null) {
           for (DecisionListener l : listeners) {
@@ -640,8 +640,7 @@ public final class Engine implements RateLimiter {
       }
       item = resolveItem(rule, key, cost);
       // The store's boolean answer has no retry time to keep, but a denial already kept answers.
-      if (denials != null && !rule.shadow() && !denials.isEmpty()
-          && denials.check(rule, key, cost, item.windows(), ticker.nowMicros()) != null) {
+      if (denials != null && denials.check(rule, key, cost, item.windows(), ticker.nowMicros()) != null) {
         return REFUSED;
       }
     } catch (RuntimeException e) {
