@@ -1156,6 +1156,20 @@ public final class MemoryStore implements Store {
         p = policies;
         if (p == null) {
           p = new MemoryPolicyStore(ticker);
+          // The decision side of bans and audit lives here, beside the keys' states: the policy
+          // store tells this store of ban records and reads audit lists from it.
+          p.banListener(new MemoryPolicyStore.BanListener() {
+            @Override
+            public void banned(String rule, String key, long untilMicros) {
+              withPolicy(rule, key, kp -> kp.ban(untilMicros));
+            }
+
+            @Override
+            public void lifted(String rule, String key) {
+              unbanKey(rule, key);
+            }
+          });
+          p.auditSource(this::audit);
           policies = p;
         }
       }
