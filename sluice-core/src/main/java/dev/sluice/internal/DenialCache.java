@@ -30,7 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * changes them makes the entry miss, and the store decides.
  *
  * <p>Denials of shadow rules (reported, not enforced) and of rules that ban (the store counts their
- * denials) are not kept; nor are degraded decisions, or requests at an explicit time.
+ * denials) are not kept; nor are degraded decisions, or requests at an explicit time. Nor does it
+ * answer a request with an item of a rule that bans, whichever item it holds a denial of: the
+ * store counts each denial of such a request toward the ban, so each must reach it. Once the
+ * store starts the ban, the limiter's cache of bans answers those requests without it.
  *
  * <p>Bounded: at most {@code maxKeys} entries. When it is full, expired entries are swept (at
  * most every {@value #SWEEP_EVERY_MICROS} µs); if it is still full, a new denial is not kept and the
@@ -55,6 +58,16 @@ final class DenialCache {
       throw new IllegalArgumentException("maxKeys must be >= 1, was " + maxKeys);
     }
     this.maxKeys = maxKeys;
+  }
+
+  /** Whether a request of items of {@code rules} may be answered here: none of them bans. */
+  static boolean answers(List<Rule> rules) {
+    for (int i = 0; i < rules.size(); i++) {
+      if (rules.get(i).ban() != null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   boolean isEmpty() {

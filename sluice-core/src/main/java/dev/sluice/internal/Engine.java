@@ -232,6 +232,7 @@ public final class Engine implements RateLimiter {
     boolean deniedHere = false;
     long now = Long.MIN_VALUE;
     List<ResolvedItem> toStore = new ArrayList<>(n);
+    boolean cached = start != NO_START && DenialCache.answers(ruleOf);
     for (int i = 0; i < n; i++) {
       Item it = merged.get(i);
       Rule rule = ruleOf.get(i);
@@ -270,7 +271,7 @@ public final class Engine implements RateLimiter {
       if (ws == null) {
         ws = rule.windowsFor(key);
       }
-      if (here == null && start != NO_START) {
+      if (here == null && cached) {
         here = denials.check(rule, key, it.cost(), ws, start);
         if (here != null) {
           for (DecisionListener l : listeners) {

@@ -16,6 +16,7 @@ import dev.sluice.algorithm.LeakyBucket;
 import dev.sluice.algorithm.SlidingLog;
 import dev.sluice.algorithm.SlidingWindow;
 import dev.sluice.algorithm.TokenBucket;
+import dev.sluice.spi.BanCounts;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
@@ -75,7 +76,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Bans and audit.</b> For a rule with a {@link Rule#ban() ban} policy, a key under a ban is
  * denied {@link DenyReason#BANNED} (its state neither read nor created, nothing of its request
- * consumed), and the item's denials by its windows count toward the next ban; an item with an
+ * consumed), and the denials of the requests the key takes part in count toward the next ban
+ * ({@link BanCounts}); an item with an
  * {@linkplain ResolvedItem#audit() audit value} that is consumed records it among the key's last
  * distinct values. That is kept in a side table per rule ({@link KeyPolicy}), counted in the byte
  * budget, dropped by sweeps once over (see docs/policies.md, "Bans and audit in the store").
@@ -613,8 +615,9 @@ public final class MemoryStore implements Store {
    * a ban denies the request (nothing of it is consumed; the other items are evaluated and
    * reported); a shadow item under a ban is reported banned and consumes nothing, and blocks
    * nothing. Then, as {@link #decideMany} decides, with two steps after the states are unlocked:
-   * each item of a ban rule denied by its windows (not by the store being full) counts a denial
-   * toward a ban, and each consumed item with an audit value records it.
+   * the items that count a denial toward their ban do ({@link BanCounts}: every item of a ban rule
+   * when the request is denied for the use it asks, none when a ban in force denies it), and each
+   * consumed item with an audit value records it.
    */
   private List<ItemDecision> decidePolicies(Batch batch, long requested) {
     List<ResolvedItem> items = batch.items();
@@ -664,18 +667,18 @@ public final class MemoryStore implements Store {
         break;
       }
     }
+    List<ItemDecision> decided = Arrays.asList(out);
+    boolean[] counted = BanCounts.of(items, decided);
     for (int i = 0; i < n; i++) {
       ResolvedItem it = items.get(i);
-      DenyReason r = out[i].reason();
-      if (it.rule().ban() != null && (r == DenyReason.LIMIT_EXCEEDED || r == DenyReason.COST_EXCEEDS_LIMIT
-          || r == DenyReason.WAIT_EXCEEDS_MAX_WAIT)) {
+      if (counted != null && counted[i]) {
         countDenial(it.rule(), it.key(), requested);
       }
       if (auditUntil[i] != Long.MIN_VALUE) {
         recordAudit(it.rule(), it.key(), it.audit(), auditUntil[i], requested);
       }
     }
-    return Arrays.asList(out);
+    return decided;
   }
 
   /**

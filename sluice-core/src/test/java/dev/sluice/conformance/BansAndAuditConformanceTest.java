@@ -19,7 +19,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The store's side of bans and audit: denials of a rule that bans count toward a ban, a banned
+ * The store's side of bans and audit: denials of requests with an item of a rule that bans count
+ * toward its ban, whichever item denied them (none under a ban in force), a banned
  * key is denied {@code banned} with the time left and consumes nothing in its whole request, and
  * consumption records the audited value among the key's last distinct ones. Decided on the
  * store directly, at explicit times ({@link #BASE_MS} + ms).
@@ -174,6 +175,64 @@ public abstract class BansAndAuditConformanceTest extends StoreConformance {
     assertThat(d.get(1).allowed()).isTrue();
     // The enforced item was consumed each time: 3 of 10.
     assertThat(d.get(1).windows().get(0).remaining()).isEqualTo(7);
+  }
+
+  @Test
+  void aRequestDeniedByAnotherItemCountsTowardTheBanOfEveryItemThatBansEvenWithRoom() {
+    // The worked example's shape: the anonymous limit denies first, the per-address rule bans.
+    Rule anonymous = rule("anonymous").window(1, MINUTE).build();
+    Rule perIp = rule("per_ip").window(30, MINUTE).ban(new BanPolicy(3, MINUTE, Duration.ofSeconds(10))).build();
+    Rule shadow = rule("shadow").window(30, MINUTE).shadow(true)
+        .ban(new BanPolicy(3, MINUTE, Duration.ofSeconds(10))).build();
+    Store s = store();
+    assertThat(decide(s, 0, item(anonymous, "a"), item(perIp, "net"), item(shadow, "net")).get(1).allowed()).isTrue();
+    for (int t = 1; t <= 3; t++) {
+      List<ItemDecision> d = decide(s, t, item(anonymous, "a"), item(perIp, "net"), item(shadow, "net"));
+      assertThat(d.get(0).reason()).isEqualTo(DenyReason.LIMIT_EXCEEDED);
+      // The items that ban had room: reported as such, and their denials counted all the same.
+      assertThat(d.get(1).allowed()).isTrue();
+      assertThat(d.get(1).windows().get(0).remaining()).isEqualTo(29);
+      assertThat(d.get(2).allowed()).isTrue();
+    }
+    List<ItemDecision> d = decide(s, 4, item(anonymous, "a"), item(perIp, "net"), item(shadow, "net"));
+    assertThat(d.get(1).reason()).isEqualTo(DenyReason.BANNED);
+    assertThat(d.get(1).blockedMs()).isEqualTo(9_999);
+    assertThat(d.get(2).reason()).isEqualTo(DenyReason.BANNED);
+    assertThat(d.get(2).shadow()).isTrue();
+    // The ban is the key's: a request of the rule alone is banned too.
+    assertThat(decide(s, 5, item(perIp, "net")).get(0).reason()).isEqualTo(DenyReason.BANNED);
+  }
+
+  @Test
+  void aRequestAnEnforcedBanInForceDeniesCountsNothing() {
+    Rule banned = rule("banned").window(10, MINUTE).ban(new BanPolicy(1, MINUTE, Duration.ofSeconds(10))).build();
+    Rule other = rule("other").window(1, MINUTE).ban(new BanPolicy(2, MINUTE, Duration.ofSeconds(10))).build();
+    Store s = store();
+    assertThat(decide(s, 0, item(other, "o")).get(0).allowed()).isTrue();
+    ban(s, banned, "k", micros(1_000));
+    for (int t = 1; t <= 3; t++) {
+      List<ItemDecision> d = decide(s, t, item(banned, "k"), item(other, "o"));
+      assertThat(d.get(0).reason()).isEqualTo(DenyReason.BANNED);
+      assertThat(d.get(1).reason()).isEqualTo(DenyReason.LIMIT_EXCEEDED);
+    }
+    // The ban ends on time: retrying under it did not extend it.
+    assertThat(decide(s, 1_000, item(banned, "k")).get(0).allowed()).isTrue();
+    // None of the three denials counted for the other item either: it takes two of its own.
+    assertThat(decide(s, 1_001, item(other, "o")).get(0).reason()).isEqualTo(DenyReason.LIMIT_EXCEEDED);
+    assertThat(decide(s, 1_002, item(other, "o")).get(0).reason()).isEqualTo(DenyReason.LIMIT_EXCEEDED);
+    assertThat(decide(s, 1_003, item(other, "o")).get(0).reason()).isEqualTo(DenyReason.BANNED);
+  }
+
+  @Test
+  void anAdmittedRequestCountsNothingForItemsThatFit() {
+    Rule perIp = rule("per_ip").window(30, MINUTE).ban(new BanPolicy(1, MINUTE, Duration.ofSeconds(10))).build();
+    Rule shadow = rule("shadow").window(1, MINUTE).shadow(true).build();
+    Store s = store();
+    for (int t = 0; t < 5; t++) {
+      // The shadow item is over its limit from the second request on; it blocks nothing.
+      assertThat(decide(s, t, item(shadow, "x"), item(perIp, "net")).get(1).allowed()).isTrue();
+    }
+    assertThat(decide(s, 5, item(perIp, "net")).get(0).allowed()).isTrue();
   }
 
   @Test

@@ -48,6 +48,7 @@ public final class RedisStore implements Store {
   /** Modes {@code d} and {@code r} for requests with items of rules that ban or audit (policies.lua). */
   private static final byte[] DECIDE_POLICIES = {'p'};
   private static final byte[] RESERVE_POLICIES = {'q'};
+  private static final byte[] COUNT_DENIALS = {'c'};
   /** Records ARGV[1] in the audit list KEYS[2] of the state key KEYS[1], keeping ARGV[2] values, as policies.lua does. */
   private static final byte[] RECORD_SCRIPT = ascii("redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
       + "redis.call('LPUSH', KEYS[2], ARGV[1])\n"
@@ -338,12 +339,16 @@ public final class RedisStore implements Store {
     }
     // A reservation may be refunded, and a refund cannot take a value back out of an audit list:
     // reservations record none, and the values of an admitted request are recorded after it.
+    // Whether an item counts a denial toward its ban depends on every shard's answer: counted after.
     ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
         (mode, t, which, undo) -> undo == null
             ? policyArgs(RESERVE_POLICIES, t, items, shape, which, false)
             : args(mode, t, items, shape, which, undo),
         t -> decidedAt(t, time), which -> policyKeys(items, keys, which, false));
-    return sharded.run().thenCompose(decided -> recordAudits(items, keys, decided)).handle((decided, err) -> {
+    return sharded.run()
+        .thenCompose(decided -> ShardedBanCounts.count(link, items, keys, decided,
+            which -> args(COUNT_DENIALS, time, items, shape, which, null)))
+        .thenCompose(decided -> recordAudits(items, keys, decided)).handle((decided, err) -> {
       if (err != null) {
         throw StoreErrors.failure(err);
       }

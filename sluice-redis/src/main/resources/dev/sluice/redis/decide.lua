@@ -15,6 +15,8 @@
 --       one when decisions queue up behind calls in flight.
 --   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: its sibling
 --       keys follow the state keys and its audit values are the last argument (policies.lua).
+--   'c': after a request decided across shards, count one denial toward the bans of its items
+--       on this shard: keys are their ban keys, args their item arguments (policies.lua).
 -- time: microseconds since the epoch ('d1700000000000000'), or nothing for the server's clock
 -- (TIME). Explicit time is for replay and tests; the server's clock is what lets instances with
 -- skewed clocks agree. Mode and time are one argument, since every argument has a cost.
@@ -81,7 +83,7 @@ local function decide(keys, args)
 
   local now
   local explicit = false
-  if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' then
+  if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' or mode == 'c' then
     -- Lua converts the seconds and microseconds strings itself, cheaper than tonumber.
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
@@ -100,6 +102,8 @@ local function decide(keys, args)
     return reserve(call, keys, args)
   elseif mode == 'p' or mode == 'q' then
     return decide_policies(call, keys, args, mode == 'q')
+  elseif mode == 'c' then
+    return count_denials(call, keys, args)
   else
     return redis.error_reply('ERR unknown mode ' .. mode)
   end

@@ -26,8 +26,8 @@ local function read_ban(key)
   return banned_until, denials, ends
 end
 
--- A denial of the item's own windows at now counts toward a ban; the one that reaches `after`
--- starts one (and the count starts over).
+-- One denial at now counts toward a ban; the one that reaches `after` starts one (and the count
+-- starts over).
 local function count_denial(key, it, now)
   local ban = it.ban
   local banned_until, denials, ends = read_ban(key)
@@ -73,10 +73,26 @@ local function report_policy_entry(call, entry)
   call.last_number = at + 3 * entry.it.n
 end
 
+-- Whether an evaluated entry is a denial for the use asked (its windows, its cost, its wait).
+local function denied_for_use(entry)
+  if entry.fits or entry.banned then
+    return false
+  end
+  local reason = entry.state and entry.state.reason or entry.reason
+  return reason ~= REASON_NONE
+end
+
 -- One request of n = #args - 2 items (args[2..n+1]), all or nothing, as decide_request decides
 -- (mode 'p') or reserve reserves (mode 'q'), and what reserve replies. A banned item is not read
 -- nor evaluated: it is reported banned with the time left, and if its rule is enforced (not
 -- shadow) it denies the request.
+--
+-- Counting, as BanCounts in the library: a request denied for the use it asks (an enforced item
+-- over its windows, cost or wait) counts one denial for every item of a rule that bans, items
+-- with room included; a shadow item over its own windows counts on its own; a request that an
+-- enforced ban in force denies counts nothing, and a banned item never counts. A reservation
+-- (mode 'q') counts nothing: only the client sees every shard's answer, and counts after it
+-- (mode 'c').
 local function decide_policies(call, keys, args, reserving)
   local n = #args - 2
   local values, pos, sibling = args[#args], 1, n
@@ -109,6 +125,18 @@ local function decide_policies(call, keys, args, reserving)
       enforced_fit = false
     end
   end
+  -- Whether every ban item counts (denied for use, no enforced ban), or only those denied for use.
+  local count_all, count_any = false, not reserving
+  for k = 1, n do
+    local entry = entries[k]
+    if not entry.it.shadow then
+      if entry.banned then
+        count_any = false
+      elseif denied_for_use(entry) then
+        count_all = true
+      end
+    end
+  end
   local reply
   if reserving then
     for k = 1, n do report_policy_entry(call, entries[k]) end
@@ -127,8 +155,7 @@ local function decide_policies(call, keys, args, reserving)
         reply[k + 2] = undo
       end
       settle_entry(call, entry, commit, undo)
-      local reason = entry.state and entry.state.reason or entry.reason
-      if bans[k] and not entry.fits and reason ~= REASON_NONE then
+      if count_any and bans[k] and (count_all or denied_for_use(entry)) then
         count_denial(bans[k], it, now)
       end
       if commit and audits[k] and it.keep then
@@ -145,4 +172,13 @@ local function decide_policies(call, keys, args, reserving)
     return reply
   end
   return reply_of(call)
+end
+
+-- Mode 'c': after a request decided across shards, one denial counted at now for each item k
+-- (args[1 + k]) toward the ban whose key is keys[k] (the client chose them as BanCounts does).
+local function count_denials(call, keys, args)
+  for k = 1, #keys do
+    count_denial(keys[k], item(call, args[1 + k]), call.now)
+  end
+  return {#keys}
 end
