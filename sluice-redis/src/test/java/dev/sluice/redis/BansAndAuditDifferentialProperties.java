@@ -8,6 +8,7 @@ import dev.sluice.BanPolicy;
 import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.spi.BanCounts;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.testing.FakeTicker;
@@ -24,13 +25,16 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * Random traces on explicit times, with bans (counted and an operator's), unbans and audit
  * values, through the memory store (the reference) and a Redis store: every decision, and in the
- * end every audit list, must be the same.
+ * end every audit list, must be the same. A rule that denies often and bans nothing sits beside
+ * the others, so that denials counted toward the bans of items with room (and not counted under a
+ * ban in force) are compared too.
  */
 class BansAndAuditDifferentialProperties {
   private static final long START_MS = 1_800_000_000_000L;
@@ -72,16 +76,18 @@ class BansAndAuditDifferentialProperties {
             .build(),
         Rule.builder("shadow" + s).algorithm(Algorithm.SLIDING_WINDOW).window(2, Duration.ofSeconds(4)).shadow(true)
             .ban(new BanPolicy(2, Duration.ofSeconds(3), Duration.ofSeconds(2))).build(),
-        Rule.builder("plain" + s).window(4, Duration.ofSeconds(5)).build());
+        Rule.builder("plain" + s).window(4, Duration.ofSeconds(5)).build(),
+        // Denies often and bans nothing: its denials count toward the bans of the items beside it.
+        Rule.builder("tight" + s).algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofSeconds(2)).build());
   }
 
   @Provide
   Arbitrary<List<Step>> traces() {
     // An item: rule index, key index, cost 0..2, user index (-1: no audit value).
-    Arbitrary<int[]> item = Combinators.combine(Arbitraries.integers().between(0, 4),
+    Arbitrary<int[]> item = Combinators.combine(Arbitraries.integers().between(0, 5),
         Arbitraries.integers().between(0, 1), Arbitraries.integers().between(0, 2),
         Arbitraries.integers().between(-1, 3)).as((r, k, c, u) -> new int[] {r, k, c, u});
-    Arbitrary<List<int[]>> items = item.list().ofMinSize(1).ofMaxSize(3)
+    Arbitrary<List<int[]>> items = item.list().ofMinSize(1).ofMaxSize(4)
         .uniqueElements(i -> i[0] * 10 + i[1]);
     Arbitrary<Step> step = Combinators.combine(Arbitraries.longs().between(0, 1500),
         Arbitraries.integers().between(0, 19), items, Arbitraries.longs().between(1, 5000))
@@ -96,6 +102,7 @@ class BansAndAuditDifferentialProperties {
     FakeTicker ticker = new FakeTicker(START_MS * 1000);
     MemoryStore memory = MemoryStore.builder().ticker(ticker).automaticSweeps(false).build();
     long now = START_MS;
+    boolean countedForOthers = false;
     for (int i = 0; i < trace.size(); i++) {
       Step step = trace.get(i);
       now += step.advanceMs();
@@ -122,6 +129,7 @@ class BansAndAuditDifferentialProperties {
       List<ItemDecision> expected = memory.decideSync(b);
       List<ItemDecision> actual = redis.decideSync(b);
       assertThat(actual).as("step %d at %d ms, items %s", i, now - START_MS, items).isEqualTo(expected);
+      countedForOthers |= countedWithRoom(items, expected);
     }
     for (Rule r : rules) {
       for (String k : KEYS) {
@@ -129,5 +137,23 @@ class BansAndAuditDifferentialProperties {
             .isEqualTo(MemoryPolicyAccess.audit(memory, r.name(), k));
       }
     }
+    // The traces must reach the counting under test: an item with room counting another's denial.
+    Statistics.label("an item with room counted a denial").collect(countedForOthers);
+    Statistics.label("an item with room counted a denial")
+        .coverage(c -> c.check(true).percentage(p -> p >= 20));
+  }
+
+  /** Whether this request counted a denial toward the ban of an item that had room. */
+  private static boolean countedWithRoom(List<ResolvedItem> items, List<ItemDecision> decided) {
+    boolean[] counted = BanCounts.of(items, decided);
+    if (counted == null) {
+      return false;
+    }
+    for (int j = 0; j < items.size(); j++) {
+      if (counted[j] && decided.get(j).allowed()) {
+        return true;
+      }
+    }
+    return false;
   }
 }
