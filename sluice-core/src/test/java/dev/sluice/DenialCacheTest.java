@@ -166,6 +166,29 @@ class DenialCacheTest {
   }
 
   @Test
+  void aRequestWithAnItemOfARuleThatBansIsNotAnsweredFromAnotherItemsKeptDenial() {
+    store.withPolicies();
+    Rule anonymous = Rule.builder("anonymous").window(1, Duration.ofSeconds(10)).build();
+    Rule perIp = Rule.builder("per_ip").window(30, Duration.ofSeconds(10))
+        .ban(new BanPolicy(3, Duration.ofMinutes(1), Duration.ofMinutes(5))).build();
+    RateLimiter l = limiter(anonymous, perIp);
+    Request both = Request.of(Item.of("anonymous", "ip:1"), Item.of("per_ip", "net"));
+    assertThat(l.acquire(both).allowed()).isTrue();
+    // Kept: a request of `anonymous` alone is answered from the cache.
+    assertThat(l.acquire(Request.of("anonymous", "ip:1")).allowed()).isFalse();
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("anonymous", "ip:1")).allowed()).isFalse();
+    assertThat(store.decideCalls()).isEqualTo(calls);
+    // With the banning item beside it, each request reaches the store, which counts the denials.
+    for (int i = 0; i < 3; i++) {
+      assertThat(l.acquire(both).items().get(0).reason()).isEqualTo(DenyReason.LIMIT_EXCEEDED);
+    }
+    assertThat(store.decideCalls()).isEqualTo(calls + 3);
+    assertThat(l.acquire(both).items().get(1).reason()).isEqualTo(DenyReason.BANNED);
+    assertThat(cached).containsExactly("anonymous/ip:1");
+  }
+
+  @Test
   void aDenialThatStillHoldsIsAnsweredWhileTheStoreIsDownAndIsNotDegraded() {
     RateLimiter l = limiter(TWO_PER_10S);
     l.acquire(Request.of("login", "k", 2));

@@ -60,14 +60,21 @@ final class DenialCache {
     this.maxKeys = maxKeys;
   }
 
-  /** Whether a request of items of {@code rules} may be answered here: none of them bans. */
-  static boolean answers(List<Rule> rules) {
-    for (int i = 0; i < rules.size(); i++) {
-      if (rules.get(i).ban() != null) {
-        return false;
+  /**
+   * {@link #check} for an item of a request whose items are of {@code rules}: null also when one
+   * of them bans, as the store counts each denial of such a request toward the ban. The rules are
+   * looked at only on a hit, so requests the cache holds nothing for pay nothing more.
+   */
+  ItemDecision check(Rule rule, String key, long cost, List<Window> windows, long nowMicros, List<Rule> rules) {
+    ItemDecision d = check(rule, key, cost, windows, nowMicros);
+    if (d != null) {
+      for (int i = 0; i < rules.size(); i++) {
+        if (rules.get(i).ban() != null) {
+          return null;
+        }
       }
     }
-    return true;
+    return d;
   }
 
   boolean isEmpty() {

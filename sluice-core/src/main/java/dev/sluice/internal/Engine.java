@@ -232,7 +232,6 @@ public final class Engine implements RateLimiter {
     boolean deniedHere = false;
     long now = Long.MIN_VALUE;
     List<ResolvedItem> toStore = new ArrayList<>(n);
-    boolean cached = start != NO_START && DenialCache.answers(ruleOf);
     for (int i = 0; i < n; i++) {
       Item it = merged.get(i);
       Rule rule = ruleOf.get(i);
@@ -271,8 +270,8 @@ public final class Engine implements RateLimiter {
       if (ws == null) {
         ws = rule.windowsFor(key);
       }
-      if (here == null && cached) {
-        here = denials.check(rule, key, it.cost(), ws, start);
+      if (here == null && start != NO_START) {
+        here = denials.check(rule, key, it.cost(), ws, start, ruleOf);
         if (here != null) {
           for (DecisionListener l : listeners) {
             try {
