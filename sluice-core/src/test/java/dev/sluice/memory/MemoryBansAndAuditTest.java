@@ -104,6 +104,29 @@ class MemoryBansAndAuditTest extends BansAndAuditConformanceTest {
   }
 
   @Test
+  void aRequestDeniedOnlyBecauseTheStoreIsFullCountsNoDenial() {
+    MemoryStore s = MemoryStore.builder().ticker(ticker).automaticSweeps(false).maxKeys(4).build();
+    try {
+      Rule perIp = rule("per_ip").window(30, Duration.ofMinutes(1)).ban(new BanPolicy(1, Duration.ofMinutes(1),
+          Duration.ofMinutes(10))).build();
+      Rule flood = rule("flood").window(10, Duration.ofMinutes(1)).build();
+      assertThat(decide(s, 0, item(perIp, "net")).get(0).allowed()).isTrue();
+      int k = 0;
+      while (decide(s, 1, item(flood, "f" + k)).get(0).reason() != DenyReason.STORE_FULL) {
+        k++;
+      }
+      for (int t = 2; t < 5; t++) {
+        List<dev.sluice.ItemDecision> d = decide(s, t, item(flood, "new" + t), item(perIp, "net"));
+        assertThat(d.get(0).reason()).isEqualTo(DenyReason.STORE_FULL);
+      }
+      // The store's lack of room is not the caller's doing: one counted denial would have banned.
+      assertThat(decide(s, 5, item(perIp, "net")).get(0).allowed()).isTrue();
+    } finally {
+      s.close();
+    }
+  }
+
+  @Test
   void bansAndAuditListsAreBoundedByTheByteBudget() {
     MemoryStore s = MemoryStore.builder().ticker(ticker).automaticSweeps(false).maxBytes(50_000).build();
     try {
