@@ -26,7 +26,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractWorkedExampleTest {
   private static final String NET = "ip:198.51.100.0/24";
-  private static final Duration SOON = Duration.ofSeconds(10);
+  private static final Duration SOON = Duration.ofSeconds(20);
 
   private Path dir;
   private ServeProcess serve;
