@@ -3,6 +3,7 @@ package dev.sluice.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Algorithm;
+import dev.sluice.BanPolicy;
 import dev.sluice.ItemDecision;
 import dev.sluice.LiveLimit;
 import dev.sluice.RateLimiter;
@@ -44,8 +45,17 @@ class LiveLimitLoweredAndRestoredTest {
   private static final LiveLimit THREE = LiveLimit.windows(List.of(Window.of(3, Duration.ofMinutes(1))));
 
   private static RuleSet rules(Algorithm algorithm) {
-    return RuleSet.of(Rule.builder("per_user").algorithm(algorithm).window(5, Duration.ofMinutes(1))
-        .window(100, Duration.ofHours(1)).build());
+    return rules(algorithm, false);
+  }
+
+  /** With {@code bans}, the rule counts denials toward a ban (never reached here): decisions take the policies' path. */
+  private static RuleSet rules(Algorithm algorithm, boolean bans) {
+    Rule.Builder b = Rule.builder("per_user").algorithm(algorithm).window(5, Duration.ofMinutes(1))
+        .window(100, Duration.ofHours(1));
+    if (bans) {
+      b.ban(new BanPolicy(1000, Duration.ofMinutes(1), Duration.ofMinutes(1)));
+    }
+    return RuleSet.of(b.build());
   }
 
   private static <T> T join(CompletionStage<T> s) {
@@ -102,11 +112,21 @@ class LiveLimitLoweredAndRestoredTest {
   @ParameterizedTest
   @EnumSource(Algorithm.class)
   void onRedisAPeekUnderALoweredLimitLeavesTheValueByteForByteAndTheRestoredKeyHasOneLeft(Algorithm algorithm) {
+    onRedis(algorithm, false);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void onRedisTheSameHoldsForARuleThatBans(Algorithm algorithm) {
+    onRedis(algorithm, true);
+  }
+
+  private static void onRedis(Algorithm algorithm, boolean bans) {
     String prefix = "lr" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
     byte[] name = new KeyNames(prefix).name("per_user", KEY);
     RedisClient client = RedisClient.create(redis.get().uri());
     try (RedisStore store = RedisStore.builder(redis.get().uri()).prefix(prefix).build();
-        RateLimiter limiter = Sluice.builder().rules(rules(algorithm)).store(store).build();
+        RateLimiter limiter = Sluice.builder().rules(rules(algorithm, bans)).store(store).build();
         StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
       consumeFour(limiter, KEY);
       consumeFour(limiter, "twin");
