@@ -231,3 +231,41 @@ local function carry_undo(call, key, saved)
   end
   return value
 end
+
+-- After the report: a value converted from other windows whose decision admitted nothing goes
+-- back to what it was. `entry` is a state table or a request's entry: both carry key, saved (what
+-- carry_value returned with the conversion, or false) and committed.
+local function put_back(call, entry)
+  if entry.saved and not entry.committed then
+    carry_undo(call, entry.key, entry.saved)
+  end
+end
+
+-- A state-table item's state as loaded: if the key holds state of other windows of the rule, the
+-- converted value's, loaded again, with what put_back needs in saved (false when nothing was
+-- converted; set every time, as a spare state is refilled).
+local function carry_state(call, key, it, spare, state)
+  local saved = false
+  if not state.present then
+    local carried, before = carry_value(call, key, it, state.prefix or nil)
+    if carried then
+      state, saved = it.algorithm.load(call, key, it, spare), before
+    end
+  end
+  state.saved = saved
+  return state
+end
+
+-- A decide-way item's decision on the key's value `raw`, converted first if it is state of other
+-- windows of the rule: the value decided on, what put_back needs (false: nothing converted), then
+-- it.decide's answers.
+local function carry_decide(call, key, it, raw, undo)
+  local reason, t, present, value, px = it.decide(raw, call.now, undo)
+  if raw and not present then
+    local carried, saved = carry_value(call, key, it, raw)
+    if carried then
+      return carried, saved, it.decide(carried, call.now, undo)
+    end
+  end
+  return raw, false, reason, t, present, value, px
+end

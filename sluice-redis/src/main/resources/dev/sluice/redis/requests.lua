@@ -66,17 +66,7 @@ local function evaluate_state(call, key, it, spare)
   if spare and spare.kind ~= algorithm.kind then
     spare = nil
   end
-  local state = algorithm.load(call, key, it, spare)
-  local saved = false
-  if not state.present then
-    local carried, before = carry_value(call, key, it, state.prefix or nil)
-    if carried then
-      state = algorithm.load(call, key, it, spare)
-      saved = before
-    end
-  end
-  -- What carry_undo puts back if nothing is admitted (a spare state is refilled: set every time).
-  state.saved = saved
+  local state = carry_state(call, key, it, spare, algorithm.load(call, key, it, spare))
   -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
   local t = call.now
   if state.present and state.last > t then
@@ -106,14 +96,6 @@ local function settle_state(call, state, it, commit, undo)
     elseif state.t > state.last then
       it.algorithm.touch(call, state, it, state.t)
     end
-  end
-end
-
--- After the report: a value converted from other windows (carry.lua) whose decision admitted
--- nothing goes back to what it was.
-local function put_back(call, state)
-  if state.saved and not state.committed then
-    carry_undo(call, state.key, state.saved)
   end
 end
 
@@ -180,8 +162,7 @@ local function decide_run(call, keys, from, to, it)
     if value then
       redis.call('SET', key, value, 'PX', px)
     elseif saved then
-      -- Nothing admitted under the new windows: the key goes back to what it held. The report
-      -- is still the converted value's.
+      -- Nothing admitted under the new windows: back to what the key held (reported converted).
       call.written = written
       changed = carry_undo(call, key, saved)
       written = call.written
@@ -223,16 +204,7 @@ local function evaluate_entry(call, key, it, undo)
     local state = evaluate_state(call, key, it, nil)
     return {it = it, key = key, state = state, fits = state.fits}
   end
-  local raw = read_value(call, key)
-  local reason, t, present, value, px = it.decide(raw, call.now, undo)
-  local saved = false
-  if raw and not present then
-    local carried, before = carry_value(call, key, it, raw)
-    if carried then
-      raw, saved = carried, before
-      reason, t, present, value, px = it.decide(raw, call.now, undo)
-    end
-  end
+  local raw, saved, reason, t, present, value, px = carry_decide(call, key, it, read_value(call, key), undo)
   return {
     it = it, key = key, state = false, fits = reason == REASON_NONE, reason = reason, t = t,
     raw = raw, present = present, value = value, px = px, committed = false, saved = saved,
@@ -293,9 +265,7 @@ local function decide_request(call, keys, first, args, arg_first, n)
   for k = 1, n do
     report_entry(call, entries[k])
   end
-  for k = 1, n do
-    put_back(call, entries[k].state or entries[k])
-  end
+  for k = 1, n do put_back(call, entries[k].state or entries[k]) end
 end
 
 -- Mode 'r': {report after, report before, undo record of each committed item ({} for others)}.
