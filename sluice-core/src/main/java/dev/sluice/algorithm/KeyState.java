@@ -100,7 +100,8 @@ public abstract class KeyState {
   /**
    * Takes over {@code old}'s consumption, {@code old} being a state of the same rule definition
    * (so of this class, and the same precision) for other windows; called under {@code old}'s
-   * lock, before this state is published. Windows are matched by period: a window of this state
+   * lock, before this state is published (which only an admission on it does: a decision that
+   * consumes nothing leaves {@code old} as the key's state). Windows are matched by period: a window of this state
    * whose period {@code old} has inherits that window's consumption as it stood at the key's
    * latest decision; a window with a new period starts empty (the log of {@code sliding_log},
    * shared by every window, is kept as a whole: see {@link SlidingLog#carry}). The latest time
