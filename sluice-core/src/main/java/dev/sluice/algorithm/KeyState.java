@@ -100,7 +100,8 @@ public abstract class KeyState {
   /**
    * Takes over {@code old}'s consumption, {@code old} being a state of the same rule definition
    * (so of this class, and the same precision) for other windows; called under {@code old}'s
-   * lock, before this state is published. Windows are matched by period: a window of this state
+   * lock, before this state is published (which only an admission on it does: a decision that
+   * consumes nothing leaves {@code old} as the key's state). Windows are matched by period: a window of this state
    * whose period {@code old} has inherits that window's consumption as it stood at the key's
    * latest decision; a window with a new period starts empty (the log of {@code sliding_log},
    * shared by every window, is kept as a whole: see {@link SlidingLog#carry}). The latest time
@@ -133,17 +134,24 @@ public abstract class KeyState {
   void carry(KeyState old, int[] match, long t0) {}
 
   /**
-   * The backlog {@code b} µs of a schedule with emission interval {@code from}, rescaled to
-   * interval {@code to}: kept in whole units (a unit partly refilled counts as consumed), at
-   * most {@code maxUnits}. Exact in the Redis script's doubles, as products stay below the
-   * periods.
+   * The furthest a carried schedule reaches ahead of the key's latest time, in µs (2^50, about 35
+   * years, the longest period the Redis store takes): sums with times stay exact in the Redis
+   * script's doubles and far from overflowing here.
    */
-  static long rescale(long b, long from, long to, long maxUnits) {
+  public static final long MAX_BACKLOG = 1L << 50;
+
+  /**
+   * The backlog {@code b} µs of a schedule with emission interval {@code from}, rescaled to
+   * interval {@code to}: kept in whole units (a unit partly refilled counts as consumed), however
+   * many the new limit allows, so that a limit lowered and restored finds every unit again; at
+   * most {@link #MAX_BACKLOG}. The same arithmetic as {@code carry.lua}'s, exact in its doubles.
+   */
+  static long rescale(long b, long from, long to) {
     if (b <= 0) {
       return 0;
     }
-    long units = Math.min(maxUnits, (b + from - 1) / from);
-    return units * to;
+    long units = (b + from - 1) / from;
+    return units > MAX_BACKLOG / to ? MAX_BACKLOG : Math.min(MAX_BACKLOG, units * to);
   }
 
   /**

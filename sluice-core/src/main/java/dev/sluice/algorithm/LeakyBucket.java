@@ -65,17 +65,16 @@ public final class LeakyBucket extends KeyState {
   }
 
   /**
-   * Each kept window's queue at {@code t0}, rescaled to its new interval, at most the longest
-   * queue an admission can leave: max_wait and a whole limit.
+   * Each kept window's queue at {@code t0}, rescaled to its new interval. Not clamped to the
+   * longest queue an admission can leave: a longer one denies until it has drained to max_wait,
+   * and a limit lowered and then restored finds every queued unit again.
    */
   @Override
   void carry(KeyState old, int[] match, long t0) {
     LeakyBucket o = (LeakyBucket) old;
     for (int j = 0; j < match.length; j++) {
       if (match[j] >= 0) {
-        long most = maxWait + limits[j] * interval[j];
-        long b = Math.min(most, rescale(ahead(o.next[match[j]], t0), o.interval[match[j]], interval[j],
-            most / interval[j] + 1));
+        long b = rescale(ahead(o.next[match[j]], t0), o.interval[match[j]], interval[j]);
         next[j] = b == 0 ? Long.MIN_VALUE : t0 + b;
       }
     }

@@ -76,13 +76,17 @@ public final class TokenBucket extends KeyState {
     }
   }
 
-  /** Each kept window's backlog at {@code t0}, rescaled to its new interval, at most a full bucket. */
+  /**
+   * Each kept window's backlog at {@code t0}, rescaled to its new interval. Not clamped to a full
+   * bucket: a backlog beyond it denies until it has refilled below it, and a limit lowered and
+   * then restored finds every unit consumed under it.
+   */
   @Override
   void carry(KeyState old, int[] match, long t0) {
     TokenBucket o = (TokenBucket) old;
     for (int j = 0; j < match.length; j++) {
       if (match[j] >= 0) {
-        long b = rescale(ahead(o.tat[match[j]], t0), o.interval[match[j]], interval[j], limits[j]);
+        long b = rescale(ahead(o.tat[match[j]], t0), o.interval[match[j]], interval[j]);
         tat[j] = b == 0 ? Long.MIN_VALUE : t0 + b;
       }
     }
@@ -91,7 +95,8 @@ public final class TokenBucket extends KeyState {
   @Override
   long remaining(long now, int i) {
     long backlog = ahead(tat[i], now);
-    return limits[i] - (backlog + interval[i] - 1) / interval[i];
+    // A carried backlog may exceed a full bucket.
+    return Math.max(0, limits[i] - (backlog + interval[i] - 1) / interval[i]);
   }
 
   @Override

@@ -219,23 +219,18 @@ public final class MemoryStore implements Store {
 
   /**
    * The state of {@code key}, created if absent with {@code windows} (the key's windows under the
-   * rule when null); null when there is no room for it at {@code now}.
+   * rule when null); null when there is no room for it at {@code now}. A held state may count by
+   * other windows than {@code windows} (a live limit set or removed): deciders then decide on its
+   * {@link #view}.
    */
   private KeyState state(Rule rule, String key, List<Window> windows, long now) {
     while (true) {
       Table t = table(rule);
       KeyState s = t.keys.get(key);
-      List<Window> ws = windows != null ? windows : rule.windowsFor(key);
       if (s != null) {
-        if (s.countsBy(ws)) {
-          return s;
-        }
-        KeyState carried = carry(t, key, s, ws);
-        if (carried == s) {
-          continue; // evicted or replaced meanwhile: look it up again
-        }
-        return carried;
+        return s;
       }
+      List<Window> ws = windows != null ? windows : rule.windowsFor(key);
       long bytes = keyBytes(key) + newStateBytes(rule, ws);
       Budget.Refusal r = budget.reserve(t.account, 1, bytes);
       if (r == Budget.Refusal.POOL || r == Budget.Refusal.STORE) {
@@ -262,40 +257,47 @@ public final class MemoryStore implements Store {
   }
 
   /**
-   * Replaces {@code s}, the state of {@code key} for other windows, by a state for {@code ws}
-   * that carries its consumption ({@link KeyState#carryFrom}). Done under {@code s}'s lock, like
-   * an eviction: {@code s} is marked dead, so a decider that found it looks the key up again and
-   * finds the new state. Answers {@code s} itself when it was dead already (the caller looks the
-   * key up again), and null when the new state is larger and the budget has no room for the
-   * difference: the item is then denied {@code store_full} and the old state stays.
+   * What a decision on {@code s}, held under {@code s}'s lock, decides on for windows {@code ws}:
+   * {@code s} itself when it counts by them, else a new state for them that carries its
+   * consumption ({@link KeyState#carryFrom}), not yet stored. Only an admission stores it
+   * ({@link #publish}): a decision that consumes nothing — a peek, a denial — leaves the key as
+   * it was, so that windows changed and changed back before any admission find it unchanged, and
+   * the carry, made as of the key's latest time, gives the same state whenever it is made.
    */
-  private KeyState carry(Table t, String key, KeyState s, List<Window> ws) {
-    KeyState next = newState(t.rule, ws);
-    s.lock();
-    try {
-      if (s.dead) {
-        return s;
-      }
-      next.carryFrom(s);
-      Budget.Account account = account(s);
-      long growth = next.bytes() - s.bytes();
-      if (growth > 0) {
-        Budget.Refusal r = budget.reserve(account, 0, growth);
-        if (r != null && r != Budget.Refusal.RETIRED) {
-          return null;
-        }
-      } else if (growth < 0) {
-        budget.release(account, 0, -growth);
-      }
-      s.dead = true;
-      t.keys.replace(key, s, next);
-      if (next.lastSeen != Long.MIN_VALUE) {
-        // Other windows may empty sooner: the bound of when a held key becomes idle must not lag.
-        budget.idleAt(account, next.idleAt(next.lastSeen));
-      }
-      return next;
-    } finally {
-      s.unlock();
+  private static KeyState view(Rule rule, KeyState s, List<Window> ws) {
+    if (s.countsBy(ws)) {
+      return s;
+    }
+    KeyState next = newState(rule, ws);
+    next.carryFrom(s);
+    return next;
+  }
+
+  /**
+   * Stores {@code v}, a {@link #view} of {@code s} about to admit, in {@code s}'s place, under
+   * {@code s}'s lock, like an eviction: {@code s} is marked dead, so a decider that found it looks
+   * the key up again and finds {@code v}. The bytes {@code v} adds were reserved by {@link #room};
+   * those it frees are given back here.
+   */
+  private void publish(Rule rule, String key, KeyState s, KeyState v) {
+    if (v == s) {
+      return;
+    }
+    long growth = v.bytes() - s.bytes();
+    if (growth < 0) {
+      budget.release(account(s), 0, -growth);
+    }
+    s.dead = true;
+    table(rule).keys.replace(key, s, v);
+    // Other windows may empty sooner: the bound of when a held key becomes idle must not lag.
+    budget.idleAt(account(v), v.idleAt(v.lastSeen));
+  }
+
+  /** Gives back what {@link #room} reserved for a view of {@code s} that was not stored after all. */
+  private void discard(KeyState s, KeyState v) {
+    long growth = v.bytes() - s.bytes();
+    if (v != s && growth > 0) {
+      budget.release(account(s), 0, growth);
     }
   }
 
@@ -330,20 +332,28 @@ public final class MemoryStore implements Store {
   }
 
   /**
-   * Makes room in {@code s} for committing {@code cost} at {@code now} if it must grow; if the
-   * budget has no room for the growth, marks {@code e} as denied {@code store_full} and answers
-   * false. Called with {@code s} locked, so it never sweeps (a sweep locks every key).
+   * Makes room in {@code s} for committing {@code cost} at {@code now} if it must grow, and, when
+   * {@code s} is a view of {@code stored} for other windows, for storing it in its place; if the
+   * budget has no room, marks {@code e} as denied {@code store_full} and answers false (a view
+   * larger than its rule's share has room for keeps the key on its old windows until there is
+   * room). Called with {@code stored} locked, so it never sweeps (a sweep locks every key).
    */
-  private boolean room(KeyState s, long now, long cost, Eval e) {
+  private boolean room(KeyState stored, KeyState s, long now, long cost, Eval e) {
     long growth = s.growthFor(now, cost);
-    if (growth == 0) {
+    long need = s == stored ? growth : growth + s.bytes() - stored.bytes();
+    if (need <= 0) {
+      if (growth > 0) {
+        s.grow(now, cost); // a view smaller than the stored state, even grown: publish gives back the difference
+      }
       return true;
     }
     Budget.Account account = account(s);
-    Budget.Refusal r = budget.reserve(account, 0, growth);
+    Budget.Refusal r = budget.reserve(account, 0, need);
     if (r == null || r == Budget.Refusal.RETIRED) {
       // RETIRED: a state of a table a rule change just retired, used once more; nothing counts it.
-      s.grow(now, cost);
+      if (growth > 0) {
+        s.grow(now, cost);
+      }
       return true;
     }
     long retry = retryMicros(account, r, now);
@@ -426,16 +436,20 @@ public final class MemoryStore implements Store {
         if (s.dead) {
           continue; // evicted between lookup and lock: look it up again
         }
-        boolean first = s.lastSeen == Long.MIN_VALUE;
-        long now = s.clamp(requested);
-        Eval e = s.evaluate(now, item.cost());
-        if (e.fits && item.cost() > 0 && room(s, now, item.cost(), e)) {
-          s.commit(now, item.cost(), e);
+        KeyState v = view(item.rule(), s, item.windows());
+        boolean first = v.lastSeen == Long.MIN_VALUE;
+        long now = v.clamp(requested);
+        Eval e = v.evaluate(now, item.cost());
+        KeyState held = s;
+        if (e.fits && item.cost() > 0 && room(s, v, now, item.cost(), e)) {
+          publish(item.rule(), item.key(), s, v);
+          v.commit(now, item.cost(), e);
+          held = v;
         }
         if (first) {
-          firstDecided(s, now);
+          firstDecided(held, now);
         }
-        return List.of(report(item, s, now, e));
+        return List.of(report(item, v, now, e));
       } finally {
         s.unlock();
       }
@@ -465,15 +479,16 @@ public final class MemoryStore implements Store {
       return Store.super.tryAcquire(rule, key, cost);
     }
     long requested = ticker.nowMicros();
+    List<Window> ws = rule.windowsFor(key);
     boolean admitted;
     while (true) {
-      KeyState s = state(rule, key, null, requested);
+      KeyState s = state(rule, key, ws, requested);
       if (s == null) {
         countFull(rule.name());
         admitted = false;
         break;
       }
-      if (s.denying && s.deniesWithoutLock(requested, cost)) {
+      if (s.denying && s.countsBy(ws) && s.deniesWithoutLock(requested, cost)) {
         admitted = false;
         break;
       }
@@ -482,17 +497,21 @@ public final class MemoryStore implements Store {
         if (s.dead) {
           continue;
         }
-        boolean first = s.lastSeen == Long.MIN_VALUE;
-        long now = s.clamp(requested);
-        Eval e = s.evaluate(now, cost);
-        if (e.fits && cost > 0 && room(s, now, cost, e)) {
-          s.commit(now, cost, e);
+        KeyState v = view(rule, s, ws);
+        boolean first = v.lastSeen == Long.MIN_VALUE;
+        long now = v.clamp(requested);
+        Eval e = v.evaluate(now, cost);
+        KeyState held = s;
+        if (e.fits && cost > 0 && room(s, v, now, cost, e)) {
+          publish(rule, key, s, v);
+          v.commit(now, cost, e);
+          held = v;
         }
         if (first) {
-          firstDecided(s, now);
+          firstDecided(held, now);
         }
         admitted = e.fits;
-        s.denying = !admitted;
+        held.denying = !admitted;
         break;
       } finally {
         s.unlock();
@@ -572,11 +591,14 @@ public final class MemoryStore implements Store {
     Eval[] evals = new Eval[n];
     long[] nows = new long[n];
     boolean[] first = new boolean[n];
+    KeyState[] views = new KeyState[n];
+    boolean[] roomed = new boolean[n];
     boolean enforcedFit = true;
     for (int i = 0; i < n; i++) {
-      first[i] = states[i].lastSeen == Long.MIN_VALUE;
-      nows[i] = states[i].clamp(requested);
-      evals[i] = states[i].evaluate(nows[i], items.get(i).cost());
+      views[i] = view(items.get(i).rule(), states[i], items.get(i).windows());
+      first[i] = views[i].lastSeen == Long.MIN_VALUE;
+      nows[i] = views[i].clamp(requested);
+      evals[i] = views[i].evaluate(nows[i], items.get(i).cost());
       if (!evals[i].fits && !items.get(i).rule().shadow()) {
         enforcedFit = false;
       }
@@ -586,25 +608,28 @@ public final class MemoryStore implements Store {
       // the request, and room granted to the others is merely unused for now.
       for (int i = 0; i < n; i++) {
         long cost = items.get(i).cost();
-        if (evals[i].fits && cost > 0 && !room(states[i], nows[i], cost, evals[i])
-            && !items.get(i).rule().shadow()) {
-          enforcedFit = false;
-        }
-      }
-    }
-    if (enforcedFit) {
-      for (int i = 0; i < n; i++) {
-        if (evals[i].fits && items.get(i).cost() > 0) {
-          states[i].commit(nows[i], items.get(i).cost(), evals[i]);
+        if (evals[i].fits && cost > 0) {
+          roomed[i] = room(states[i], views[i], nows[i], cost, evals[i]);
+          if (!roomed[i] && !items.get(i).rule().shadow()) {
+            enforcedFit = false;
+          }
         }
       }
     }
     ItemDecision[] out = new ItemDecision[n];
     for (int i = 0; i < n; i++) {
-      if (first[i]) {
-        firstDecided(states[i], nows[i]);
+      KeyState held = states[i];
+      if (enforcedFit && evals[i].fits && items.get(i).cost() > 0) {
+        publish(items.get(i).rule(), items.get(i).key(), states[i], views[i]);
+        views[i].commit(nows[i], items.get(i).cost(), evals[i]);
+        held = views[i];
+      } else if (roomed[i]) {
+        discard(states[i], views[i]);
       }
-      out[i] = report(items.get(i), states[i], nows[i], evals[i]);
+      if (first[i]) {
+        firstDecided(held, nows[i]);
+      }
+      out[i] = report(items.get(i), views[i], nows[i], evals[i]);
     }
     return Arrays.asList(out);
   }
@@ -692,14 +717,17 @@ public final class MemoryStore implements Store {
     Eval[] evals = new Eval[n];
     long[] nows = new long[n];
     boolean[] first = new boolean[n];
+    KeyState[] views = new KeyState[n];
+    boolean[] roomed = new boolean[n];
     boolean enforcedFit = !enforcedBan;
     for (int i = 0; i < n; i++) {
       if (states[i] == null) {
         continue;
       }
-      first[i] = states[i].lastSeen == Long.MIN_VALUE;
-      nows[i] = states[i].clamp(requested);
-      evals[i] = states[i].evaluate(nows[i], items.get(i).cost());
+      views[i] = view(items.get(i).rule(), states[i], items.get(i).windows());
+      first[i] = views[i].lastSeen == Long.MIN_VALUE;
+      nows[i] = views[i].clamp(requested);
+      evals[i] = views[i].evaluate(nows[i], items.get(i).cost());
       if (!evals[i].fits && !items.get(i).rule().shadow()) {
         enforcedFit = false;
       }
@@ -707,9 +735,11 @@ public final class MemoryStore implements Store {
     if (enforcedFit) {
       for (int i = 0; i < n; i++) {
         long cost = items.get(i).cost();
-        if (states[i] != null && evals[i].fits && cost > 0 && !room(states[i], nows[i], cost, evals[i])
-            && !items.get(i).rule().shadow()) {
-          enforcedFit = false;
+        if (states[i] != null && evals[i].fits && cost > 0) {
+          roomed[i] = room(states[i], views[i], nows[i], cost, evals[i]);
+          if (!roomed[i] && !items.get(i).rule().shadow()) {
+            enforcedFit = false;
+          }
         }
       }
     }
@@ -718,16 +748,21 @@ public final class MemoryStore implements Store {
         continue;
       }
       ResolvedItem it = items.get(i);
+      KeyState held = states[i];
       if (enforcedFit && evals[i].fits && it.cost() > 0) {
-        states[i].commit(nows[i], it.cost(), evals[i]);
+        publish(it.rule(), it.key(), states[i], views[i]);
+        views[i].commit(nows[i], it.cost(), evals[i]);
+        held = views[i];
         if (it.audit() != null && it.rule().audit() != null) {
-          auditUntil[i] = states[i].idleAt(nows[i]);
+          auditUntil[i] = held.idleAt(nows[i]);
         }
+      } else if (roomed[i]) {
+        discard(states[i], views[i]);
       }
       if (first[i]) {
-        firstDecided(states[i], nows[i]);
+        firstDecided(held, nows[i]);
       }
-      out[i] = report(it, states[i], nows[i], evals[i]);
+      out[i] = report(it, views[i], nows[i], evals[i]);
     }
     return Arrays.asList(out);
   }
@@ -917,9 +952,10 @@ public final class MemoryStore implements Store {
       KeyState s = states[i];
       s.lock();
       try {
-        boolean first = s.lastSeen == Long.MIN_VALUE;
-        long now = s.clamp(requested);
-        out.add(report(item, s, now, s.evaluate(now, item.cost())));
+        KeyState v = view(item.rule(), s, item.windows());
+        boolean first = v.lastSeen == Long.MIN_VALUE;
+        long now = v.clamp(requested);
+        out.add(report(item, v, now, v.evaluate(now, item.cost())));
         if (first) {
           firstDecided(s, now);
         }

@@ -14,12 +14,14 @@ import java.util.Map;
 /**
  * An exact model of one (rule, key) whose windows change between decisions, written from the
  * stated semantics (docs/algorithms.md, "When a key's windows change") with plain structures:
- * every unit or admission kept, schedules as numbers. A change takes effect at the key's next
+ * every unit or admission kept, schedules as numbers. A change is decided on from the key's next
  * decision, as of the latest time the key has seen: windows are matched by period, a kept
- * period keeps its consumption (a schedule its backlog in whole units of the old interval, at
- * most a full bucket), a new one starts empty, a dropped one is forgotten; the sliding log keeps
- * its units inside the old longest window, the newest up to the new largest limit, for every
- * window.
+ * period keeps its consumption (a schedule its backlog in whole units of the old interval,
+ * however many the new limit allows, at most 2^50 µs ahead), a new one starts empty, a dropped
+ * one is forgotten; the sliding log keeps its units inside the old longest window, the newest up
+ * to the new largest limit, for every window. Only an admission keeps the carried state: a
+ * decision that consumes nothing under the new windows (a peek, a denial) leaves the key exactly
+ * as it was, its latest time included.
  */
 public final class CarryOracle {
   private final Rule rule;
@@ -60,6 +62,35 @@ public final class CarryOracle {
     return rule.maxWaitFor(ws).toNanos() / 1000;
   }
 
+  /** The key's state as it stands: restored when a decision under new windows admits nothing. */
+  private record Saved(List<Window> windows, long latest, List<Long> units, List<Map<Long, Long>> counts,
+      List<List<long[]>> admissions, long[] schedule) {}
+
+  private Saved save() {
+    List<Map<Long, Long>> c = new ArrayList<>();
+    counts.forEach(m -> c.add(new HashMap<>(m)));
+    List<List<long[]>> a = new ArrayList<>();
+    admissions.forEach(l -> a.add(new ArrayList<>(l)));
+    return new Saved(windows, latest, new ArrayList<>(units), c, a, schedule.clone());
+  }
+
+  private void restore(Saved s) {
+    windows = s.windows();
+    latest = s.latest();
+    units = s.units();
+    counts = s.counts();
+    admissions = s.admissions();
+    schedule = s.schedule();
+  }
+
+  /**
+   * Whether the next decision is under other windows than the key's state counts by. A key never
+   * decided has no state to keep: its first decision makes one for its windows, as for any key.
+   */
+  private boolean changing() {
+    return pending != null && !pending.equals(windows) && latest != Long.MIN_VALUE;
+  }
+
   private void carry() {
     List<Window> next = pending;
     pending = null;
@@ -84,13 +115,12 @@ public final class CarryOracle {
       a.add(m < 0 ? new ArrayList<>() : admissions.get(m));
       s[j] = Long.MIN_VALUE;
       if (m >= 0) {
-        long most = w.limit() * interval(w) + (rule.algorithm() == Algorithm.LEAKY_BUCKET ? maxWait(next) : 0);
         long from = interval(old.get(m));
         long b = Oracles.ahead(schedule[m], latest);
-        // Whole units of the old interval, a partly refilled one counting as consumed.
-        long units = (b + from - 1) / from;
-        long backlog = Math.min(most, Math.min(units, most / interval(w) + 1) * interval(w));
-        s[j] = backlog == 0 ? Long.MIN_VALUE : latest + backlog;
+        // Whole units of the old interval, a partly refilled one counting as consumed, all of them.
+        java.math.BigInteger backlog = java.math.BigInteger.valueOf((b + from - 1) / from)
+            .multiply(java.math.BigInteger.valueOf(interval(w))).min(java.math.BigInteger.ONE.shiftLeft(50));
+        s[j] = backlog.signum() == 0 ? Long.MIN_VALUE : latest + backlog.longValueExact();
       }
     }
     counts = c;
@@ -105,7 +135,18 @@ public final class CarryOracle {
   }
 
   public Expected decide(long requested, long cost) {
+    Saved before = changing() ? save() : null;
+    List<Window> next = pending;
     carry();
+    Expected e = decideNow(requested, cost);
+    if (before != null && !(e.allowed() && cost > 0)) {
+      restore(before);
+      pending = next;
+    }
+    return e;
+  }
+
+  private Expected decideNow(long requested, long cost) {
     long now = Math.max(requested, latest);
     latest = now;
     int n = windows.size();
@@ -246,7 +287,7 @@ public final class CarryOracle {
       case SLIDING_LOG -> limit(i) - Math.min(limit(i), inLog(now, i));
       case SLIDING_WINDOW -> Math.max(0, limit(i) - inBuckets(now, i));
       case FIXED_WINDOW -> Math.max(0, limit(i) - fixed(now, i));
-      case TOKEN_BUCKET -> limit(i) - (Oracles.ahead(schedule[i], now) + t - 1) / t;
+      case TOKEN_BUCKET -> Math.max(0, limit(i) - (Oracles.ahead(schedule[i], now) + t - 1) / t);
       case LEAKY_BUCKET -> {
         long queued = Oracles.ahead(schedule[i], now);
         long wait = maxWait(windows);

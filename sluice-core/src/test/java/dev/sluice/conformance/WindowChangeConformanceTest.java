@@ -115,18 +115,54 @@ public abstract class WindowChangeConformanceTest extends StoreConformance {
   }
 
   @Test
-  void aTokenBucketBacklogBeyondTheNewLimitIsClampedToAFullBucket() {
+  void aTokenBucketBacklogBeyondTheNewLimitIsKeptWhole() {
     assumeSupported(Algorithm.TOKEN_BUCKET);
-    Rule rule = rule("carry.clamp").algorithm(Algorithm.TOKEN_BUCKET).window(10, MINUTE).build();
+    Rule rule = rule("carry.whole").algorithm(Algorithm.TOKEN_BUCKET).window(10, MINUTE).build();
     for (int i = 0; i < 8; i++) {
       decide(rule, "k", rule.windows(), 0, 1);
     }
     ItemDecision d = decide(rule, "k", windows(perMinute(5)), 0, 1);
     assertThat(d.allowed()).isFalse();
     assertThat(remaining(d, 0)).isZero();
-    // 5 units of 12 s: one comes back after 12 s.
-    assertThat(d.windows().get(0).resetAfterMs()).isEqualTo(60_000);
-    assertThat(d.windows().get(0).retryAfterMs()).isEqualTo(12_000);
+    // 8 units of 12 s, 96 s: a unit fits once 4 of them have come back.
+    assertThat(d.windows().get(0).resetAfterMs()).isEqualTo(96_000);
+    assertThat(d.windows().get(0).retryAfterMs()).isEqualTo(48_000);
+    assertThat(decide(rule, "k", windows(perMinute(5)), 47_999, 1).allowed()).isFalse();
+    assertThat(decide(rule, "k", windows(perMinute(5)), 48_000, 1).allowed()).isTrue();
+  }
+
+  /**
+   * A limit lowered below what the key consumed and then restored finds every unit again, on
+   * every algorithm: decisions under the lower limit that consume nothing (a peek, a denial)
+   * leave the key as it was.
+   */
+  @ParameterizedTest
+  @EnumSource(Algorithm.class)
+  void aLimitLoweredPeekedAndRestoredKeepsEveryUnit(Algorithm algorithm) {
+    assumeSupported(algorithm);
+    Rule rule = rule("carry.lowered").algorithm(algorithm).window(5, MINUTE).build();
+    for (String key : List.of("k", "twin")) {
+      for (int i = 0; i < 4; i++) {
+        assertThat(decide(rule, key, rule.windows(), 1000, 1).allowed()).isTrue();
+      }
+    }
+    List<Window> three = windows(perMinute(3));
+    ItemDecision peek = decide(rule, "k", three, 2000, 0);
+    assertThat(remaining(peek, 0)).isZero();
+    assertThat(decide(rule, "k", three, 2000, 1).allowed()).isFalse();
+    assertThat(decide(rule, "k", three, 2000, 0).windows()).isEqualTo(peek.windows());
+
+    // As the twin that never changed windows, every number.
+    ItemDecision back = decide(rule, "k", rule.windows(), 2000, 0);
+    assertThat(back.windows()).isEqualTo(decide(rule, "twin", rule.windows(), 2000, 0).windows());
+    if (algorithm != Algorithm.LEAKY_BUCKET) {
+      assertThat(remaining(back, 0)).isEqualTo(1);
+      assertThat(decide(rule, "k", rule.windows(), 2000, 1).allowed()).isTrue();
+      assertThat(decide(rule, "k", rule.windows(), 2000, 1).allowed()).isFalse();
+    } else {
+      // Four slots of 12 s queued from 1 s: the next request waits 47 s.
+      assertThat(decide(rule, "k", rule.windows(), 2000, 1).waitMs()).isEqualTo(47_000);
+    }
   }
 
   @Test

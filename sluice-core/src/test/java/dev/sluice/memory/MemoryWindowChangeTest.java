@@ -32,10 +32,13 @@ class MemoryWindowChangeTest extends WindowChangeConformanceTest {
       decide(store, rule, rule.windows(), 1_000_000, 1);
     }
     long before = store.bytes();
+    // A peek under other windows stores nothing; an admission stores the carried state.
     decide(store, rule, List.of(Window.perSeconds(20, 10), Window.perSeconds(5, 1)), 1_000_000, 0);
+    assertThat(store.bytes()).isEqualTo(before);
+    decide(store, rule, List.of(Window.perSeconds(20, 10), Window.perSeconds(5, 1)), 12_000_000, 1);
     assertThat(store.bytes()).isLessThan(before);
     assertThat(store.recount()).containsExactly(1, store.bytes());
-    decide(store, rule, rule.windows(), 1_000_000, 0);
+    decide(store, rule, rule.windows(), 12_000_000, 1);
     assertThat(store.recount()).containsExactly(1, store.bytes());
     Rule sw = Rule.builder("sw").algorithm(Algorithm.SLIDING_WINDOW).window(10, Duration.ofSeconds(1)).build();
     decide(store, sw, sw.windows(), 1_000_000, 1);

@@ -9,14 +9,17 @@
 -- or, for a log, after its longest period and header size (sliding_log_ring.lua). If it is
 -- there, the value is converted to the item's windows as it stood at its latest time, written,
 -- and decided on as current state. Only this path, taken once per change of a key's windows,
--- pays for it.
+-- pays for it. The conversion stays only if the decision admits: a decision that consumes
+-- nothing under the new windows (a peek, a denial) puts the value back as it was, its TTL with
+-- it (carry_undo), so that windows changed and changed back before any admission find the key
+-- unchanged. A converted value is written first because the state-table algorithms read the
+-- key itself, slot by slot for a large log.
 --
 -- Windows are matched by period: a window of the new set whose period the old set has takes
 -- that window's consumption, a new period starts empty, a dropped one is forgotten. Counters
 -- (fixed and sliding windows) are kept as they are; a schedule (token and leaky buckets) keeps
 -- its backlog at the latest time in whole units of the old interval (ceil(backlog / T_old)),
--- at most a full bucket (the leaky bucket's longest queue: max_wait and a whole limit), laid out
--- in the new interval. The log is one for every window: its units inside the old longest window
+-- however many the new limit allows, laid out in the new interval, at most MAX_BACKLOG ahead. The log is one for every window: its units inside the old longest window
 -- are kept, the newest up to the new largest limit, and count in every window.
 
 -- The slot width of a log whose windows' longest period is `longest` (SlidingLog.slotWidth).
@@ -57,13 +60,16 @@ local function carry_windows(it, raw)
   return limit, period, n, 16 * n + 6
 end
 
--- The backlog b of a schedule (old interval from), in the new interval `to`, at most `most` µs.
-local function carry_backlog(b, from, to, most)
+-- The furthest a carried schedule reaches ahead of the latest time, 2^50 µs (KeyState.MAX_BACKLOG):
+-- sums with times stay below 2^53. A product above it is above it in doubles too.
+local MAX_BACKLOG = 1125899906842624
+
+-- The backlog b of a schedule (old interval from), in the new interval `to`.
+local function carry_backlog(b, from, to)
   if b <= 0 then
     return 0
   end
-  local units = math.min(floordiv(b + from - 1, from), floordiv(most, to) + 1)
-  return math.min(units * to, most)
+  return math.min(floordiv(b + from - 1, from) * to, MAX_BACKLOG)
 end
 
 -- The fields of a fixed-size value that old windows wrote, for the item's windows; nil if the
@@ -99,11 +105,8 @@ local function carry_fields(it, raw, last)
       elseif code == 3 then
         f[i] = old[from[j]]
       else
-        local interval = it.aux1[i]
-        local most = it.limit[i] * interval
-        if code == 5 then most = most + it.extra end
         local was = math.max(1, floordiv(period[j] + limit[j] - 1, limit[j])) -- the old interval
-        local b = carry_backlog(old[from[j]] - last, was, interval, most)
+        local b = carry_backlog(old[from[j]] - last, was, it.aux1[i])
         if b > 0 then f[i] = last + b end
       end
     end
@@ -180,7 +183,8 @@ end
 
 -- The key's value `raw` (nil: read it here, as the decision did) converted to the item's
 -- windows and written, if it is state of the item's rule definition under other windows;
--- else nil. Called only on a value that is not the item's current state.
+-- else nil. Called only on a value that is not the item's current state. Also returns what
+-- carry_undo needs to put the key back: its whole value before and its TTL.
 local function carry_value(call, key, it, raw)
   if raw == nil then
     raw = read_value(call, key)
@@ -210,6 +214,58 @@ local function carry_value(call, key, it, raw)
     end
   end
   if last > now then need = need + last - now end
+  local saved = {redis.call('GET', key), redis.call('PTTL', key)}
   write_value(call, key, value, ttl_px(it, need))
+  return value, saved
+end
+
+-- Puts back the value carry_value converted, as it was and with the TTL it had, when the
+-- decision on the converted value admitted nothing.
+local function carry_undo(call, key, saved)
+  local value, pttl = saved[1], saved[2]
+  if pttl > 0 then
+    write_value(call, key, value, int(pttl))
+  else
+    redis.call('SET', key, value)
+    write_value(call, key, value, nil)
+  end
   return value
+end
+
+-- After the report: a value converted from other windows whose decision admitted nothing goes
+-- back to what it was. `entry` is a state table or a request's entry: both carry key, saved (what
+-- carry_value returned with the conversion, or false) and committed.
+local function put_back(call, entry)
+  if entry.saved and not entry.committed then
+    carry_undo(call, entry.key, entry.saved)
+  end
+end
+
+-- A state-table item's state as loaded: if the key holds state of other windows of the rule, the
+-- converted value's, loaded again, with what put_back needs in saved (false when nothing was
+-- converted; set every time, as a spare state is refilled).
+local function carry_state(call, key, it, spare, state)
+  local saved = false
+  if not state.present then
+    local carried, before = carry_value(call, key, it, state.prefix or nil)
+    if carried then
+      state, saved = it.algorithm.load(call, key, it, spare), before
+    end
+  end
+  state.saved = saved
+  return state
+end
+
+-- A decide-way item's decision on the key's value `raw`, converted first if it is state of other
+-- windows of the rule: the value decided on, what put_back needs (false: nothing converted), then
+-- it.decide's answers.
+local function carry_decide(call, key, it, raw, undo)
+  local reason, t, present, value, px = it.decide(raw, call.now, undo)
+  if raw and not present then
+    local carried, saved = carry_value(call, key, it, raw)
+    if carried then
+      return carried, saved, it.decide(carried, call.now, undo)
+    end
+  end
+  return raw, false, reason, t, present, value, px
 end

@@ -167,6 +167,9 @@ local function decide_policies(call, keys, args, reserving)
     call.last_number = 1
   end
   for k = 1, n do report_policy_entry(call, entries[k]) end
+  for k = 1, n do
+    if not entries[k].banned then put_back(call, entries[k].state or entries[k]) end
+  end
   if reply then
     reply[1] = pack_numbers(call.numbers, call.last_number)
     return reply

@@ -66,10 +66,7 @@ local function evaluate_state(call, key, it, spare)
   if spare and spare.kind ~= algorithm.kind then
     spare = nil
   end
-  local state = algorithm.load(call, key, it, spare)
-  if not state.present and carry_value(call, key, it, state.prefix or nil) then
-    state = algorithm.load(call, key, it, spare)
-  end
+  local state = carry_state(call, key, it, spare, algorithm.load(call, key, it, spare))
   -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
   local t = call.now
   if state.present and state.last > t then
@@ -88,8 +85,11 @@ local function evaluate_state(call, key, it, spare)
 end
 
 local function settle_state(call, state, it, commit, undo)
+  state.committed = commit
   if commit then
     it.algorithm.commit(call, state, it, state.t, undo)
+  elseif state.saved then
+    return -- put back after the report, which may read the converted value's slots (put_back)
   elseif call.explicit then
     if not state.present then
       it.algorithm.create(call, state, it, state.t)
@@ -122,6 +122,7 @@ local function decide_run(call, keys, from, to, it)
       call.spare = state
       settle_state(call, state, it, state.fits and it.cost > 0, nil)
       report_state(call, state, it)
+      put_back(call, state)
     end
     return
   end
@@ -145,11 +146,13 @@ local function decide_run(call, keys, from, to, it)
     end
     seen_key, seen_value = key, raw
     local reason, t, present, value, px = decide(raw, now, nil)
+    local saved
     if raw and not present then
       -- State of other windows of the rule, converted and written (carry.lua); call.written is
       -- this loop's `written` until the loop ends.
       call.written = written
-      local carried = carry_value(call, key, it, raw)
+      local carried
+      carried, saved = carry_value(call, key, it, raw)
       if carried then
         raw, seen_key, seen_value, written = carried, key, carried, call.written
         reason, t, present, value, px = decide(raw, now, nil)
@@ -158,6 +161,11 @@ local function decide_run(call, keys, from, to, it)
     local changed = value
     if value then
       redis.call('SET', key, value, 'PX', px)
+    elseif saved then
+      -- Nothing admitted under the new windows: back to what the key held (reported converted).
+      call.written = written
+      changed = carry_undo(call, key, saved)
+      written = call.written
     elseif explicit and not present then
       changed = algorithm.created(it, t)
       redis.call('SET', key, changed, 'PX', ttl_px(it, 0))
@@ -196,18 +204,10 @@ local function evaluate_entry(call, key, it, undo)
     local state = evaluate_state(call, key, it, nil)
     return {it = it, key = key, state = state, fits = state.fits}
   end
-  local raw = read_value(call, key)
-  local reason, t, present, value, px = it.decide(raw, call.now, undo)
-  if raw and not present then
-    local carried = carry_value(call, key, it, raw)
-    if carried then
-      raw = carried
-      reason, t, present, value, px = it.decide(raw, call.now, undo)
-    end
-  end
+  local raw, saved, reason, t, present, value, px = carry_decide(call, key, it, read_value(call, key), undo)
   return {
     it = it, key = key, state = false, fits = reason == REASON_NONE, reason = reason, t = t,
-    raw = raw, present = present, value = value, px = px, committed = false,
+    raw = raw, present = present, value = value, px = px, committed = false, saved = saved,
   }
 end
 
@@ -218,6 +218,8 @@ local function settle_entry(call, entry, commit, undo)
   elseif commit then
     write_value(call, entry.key, entry.value, entry.px)
     entry.committed = true
+  elseif entry.saved then
+    return -- put back after the report (put_back)
   elseif call.explicit then
     record_time(call, entry.key, it, entry.raw, entry.t, entry.present)
   end
@@ -263,6 +265,7 @@ local function decide_request(call, keys, first, args, arg_first, n)
   for k = 1, n do
     report_entry(call, entries[k])
   end
+  for k = 1, n do put_back(call, entries[k].state or entries[k]) end
 end
 
 -- Mode 'r': {report after, report before, undo record of each committed item ({} for others)}.
@@ -287,6 +290,7 @@ local function reserve(call, keys, args)
   end
   call.last_number = 1
   for k = 1, n do report_entry(call, entries[k]) end
+  for k = 1, n do put_back(call, entries[k].state or entries[k]) end
   reply[1] = pack_numbers(call.numbers, call.last_number)
   return reply
 end

@@ -113,7 +113,8 @@ do
       elseif reason == REASON_LIMIT then
         retry = math.max(0, math.max(tat, t) + (cost - limit[i]) * interval[i] - t)
       end
-      numbers[at + 1] = limit[i] - floordiv(backlog + interval[i] - 1, interval[i])
+      -- A carried backlog may exceed a full bucket.
+      numbers[at + 1] = math.max(0, limit[i] - floordiv(backlog + interval[i] - 1, interval[i]))
       numbers[at + 2], numbers[at + 3] = retry, backlog
       at = at + 3
     end

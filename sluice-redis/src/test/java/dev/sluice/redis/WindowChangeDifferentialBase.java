@@ -25,6 +25,13 @@ import org.junit.jupiter.api.Test;
  * as CarryOracle, see MemoryWindowChangeProperties), every number. Requests of one to three
  * items (on a Cluster, items on several shards: reservations and refunds), queued requests that
  * go as one batched call, and logs large enough to be read slot by slot.
+ *
+ * <p>On a Cluster, a request of several items decides them on each shard apart: a reservation,
+ * refunded if another shard denies. A reservation under a key's new windows stores the state
+ * carried to them, and its refund gives back the units, not the carry, where the memory store,
+ * deciding the request as one, stores nothing (docs/algorithms.md). There, requests of several
+ * items keep each key on the windows it was last admitted under, and single-item requests change
+ * them.
  */
 abstract class WindowChangeDifferentialBase {
   private static final long T0 = 1_700_000_000_000_000L;
@@ -67,10 +74,15 @@ abstract class WindowChangeDifferentialBase {
     final List<List<List<Window>>> sets = new ArrayList<>();
     /** Per rule and key: the index of its windows in its rule's sets. */
     final int[][] current;
+    /** Per rule and key: the index of the windows it was last admitted under. */
+    final int[][] admitted;
+    final boolean[][] seen;
+    final boolean cluster;
     final long maxCost;
     long now = T0;
 
-    Trace(long seed, List<Algorithm> algorithms, long maxLimit) {
+    Trace(long seed, List<Algorithm> algorithms, long maxLimit, boolean cluster) {
+      this.cluster = cluster;
       rnd = new SplittableRandom(seed);
       for (Algorithm a : algorithms) {
         List<List<Window>> s = sets(rnd, maxLimit);
@@ -79,6 +91,8 @@ abstract class WindowChangeDifferentialBase {
             .precision(1 + rnd.nextInt(5)).build());
       }
       current = new int[rules.size()][KEYS.length];
+      admitted = new int[rules.size()][KEYS.length];
+      seen = new boolean[rules.size()][KEYS.length];
       maxCost = Math.max(2, maxLimit / 4);
     }
 
@@ -87,6 +101,7 @@ abstract class WindowChangeDifferentialBase {
         now += rnd.nextLong(-20_000, 1_500_000);
       }
       int items = 1 + rnd.nextInt(3);
+      boolean keep = cluster && items > 1;
       List<ResolvedItem> out = new ArrayList<>();
       List<String> seen = new ArrayList<>();
       for (int i = 0; i < items; i++) {
@@ -99,16 +114,34 @@ abstract class WindowChangeDifferentialBase {
         if (rnd.nextInt(5) == 0) {
           current[r][k] = rnd.nextInt(sets.get(r).size());
         }
+        if (keep) {
+          current[r][k] = admitted[r][k];
+        }
         out.add(new ResolvedItem(rules.get(r), KEYS[k], rnd.nextLong(maxCost + 1),
             sets.get(r).get(current[r][k])));
       }
       return new Batch(out, now);
     }
+
+    /** Records the windows of the items that {@code decided} admitted. */
+    void decided(Batch b, List<ItemDecision> decided) {
+      boolean all = decided.stream().allMatch(ItemDecision::allowed);
+      for (int i = 0; i < decided.size(); i++) {
+        ResolvedItem it = b.items().get(i);
+        int r = rules.indexOf(it.rule());
+        int k = List.of(KEYS).indexOf(it.key());
+        // A key's first decision makes its state for its windows, whatever it decides.
+        if (all && it.cost() > 0 || !seen[r][k]) {
+          admitted[r][k] = sets.get(r).indexOf(it.windows());
+        }
+        seen[r][k] = true;
+      }
+    }
   }
 
   private void compare(long seed, List<Algorithm> algorithms, long maxLimit, int steps) {
     flush();
-    Trace trace = new Trace(seed, algorithms, maxLimit);
+    Trace trace = new Trace(seed, algorithms, maxLimit, cluster());
     MemoryStore memory = MemoryStore.builder().ticker(new FakeTicker()).automaticSweeps(false).build();
     try (RedisStore redis = RedisStore.builder(uri()).prefix("carry" + seed + ":").ttlSlack(Duration.ofMinutes(5))
         .build()) {
@@ -117,6 +150,7 @@ abstract class WindowChangeDifferentialBase {
         List<ItemDecision> expected = memory.decideSync(b);
         assertThat(redis.decideSync(b)).as("seed %d step %d at %d µs, items %s", seed, i, b.timeMicros() - T0,
             b.items()).isEqualTo(expected);
+        trace.decided(b, expected);
       }
     }
   }
@@ -139,7 +173,7 @@ abstract class WindowChangeDifferentialBase {
   void queuedRequestsOfChangingWindowsGoTogetherAndDecideAsOneByOne() throws Exception {
     Assumptions.assumeFalse(cluster(), "requests on several shards in flight at once are not serialized");
     flush();
-    Trace trace = new Trace(21, List.of(Algorithm.values()), 8);
+    Trace trace = new Trace(21, List.of(Algorithm.values()), 8, false);
     MemoryStore memory = MemoryStore.builder().ticker(new FakeTicker()).automaticSweeps(false).build();
     try (RedisStore redis = RedisStore.builder(uri()).prefix("carryq:").ttlSlack(Duration.ofMinutes(5))
         .callsInFlight(1).build()) {
