@@ -94,7 +94,7 @@ public final class EnvoyConfigParser {
       if (sub != null && !isNull(sub)) {
         readLevel(path, sub, children, rules, origins);
       }
-      if (!level.add(new EnvoyDescriptors.Node(key, value, limit, children))) {
+      if (!level.add(new EnvoyDescriptors.Node(key, value, limit, children, false))) {
         throw error(dn, "duplicate descriptor composite key '" + path + "'");
       }
     }

@@ -57,7 +57,7 @@ public final class EnvoyDomain {
   }
 
   /** The limit a request descriptor matches, or null if none applies. */
-  EnvoyLimit match(RateLimitDescriptor descriptor) {
+  EnvoyDescriptors.Match match(RateLimitDescriptor descriptor) {
     return root.match(descriptor.getEntriesList());
   }
 }

@@ -141,9 +141,14 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     }
     EnvoyDomain domain = domains.get().get(request.getDomain());
     EnvoyLimit[] limits = new EnvoyLimit[n];
+    String[][] shared = new String[n][];
     if (domain != null) {
       for (int i = 0; i < n; i++) {
-        limits[i] = domain.match(request.getDescriptors(i));
+        EnvoyDescriptors.Match m = domain.match(request.getDescriptors(i));
+        if (m != null) {
+          limits[i] = m.limit();
+          shared[i] = m.sharedValues();
+        }
       }
     }
     // Envoy's "replaces": a matched limit whose name another matched limit replaces is dropped.
@@ -188,7 +193,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       // that their state can still be reported without consuming anything.
       // A descriptor's own limit (Envoy's RateLimitOverride) replaces the rule's windows for this
       // request only; the key's state is the same, matched by period.
-      items.add(new Item(l.rule().name(), key(desc), blocked ? 0 : hits,
+      items.add(new Item(l.rule().name(), key(desc, shared[i]), blocked ? 0 : hits,
           overrides[i] == null ? null : List.of(overrides[i])));
     }
     return new Plan(request, limits, itemOf, items, overrides);
@@ -224,17 +229,22 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
    * The Sluice key of a request descriptor: its entries as {@code key=value} joined by
    * {@code /}, with {@code %}, {@code /} and {@code =} percent-encoded so that distinct
    * descriptors never share a key. Values matched by a wildcard or by a key-only descriptor keep
-   * their own counters, as in Envoy.
+   * their own counters, as in Envoy, but for a wildcard with {@code share_threshold}: there the
+   * wildcard itself stands for the value ({@code files=files%2F*}), so that every value it
+   * matches counts in one counter.
+   *
+   * @param shared per entry, the wildcard that replaces its value, or null; null for none
    */
-  static String key(RateLimitDescriptor desc) {
+  static String key(RateLimitDescriptor desc, String[] shared) {
     StringBuilder b = new StringBuilder();
-    for (RateLimitDescriptor.Entry e : desc.getEntriesList()) {
+    for (int i = 0; i < desc.getEntriesCount(); i++) {
+      RateLimitDescriptor.Entry e = desc.getEntries(i);
       if (b.length() > 0) {
         b.append('/');
       }
       escape(b, e.getKey());
       b.append('=');
-      escape(b, e.getValue());
+      escape(b, shared != null && shared[i] != null ? shared[i] : e.getValue());
     }
     return b.toString();
   }
