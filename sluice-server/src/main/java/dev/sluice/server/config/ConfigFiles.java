@@ -36,6 +36,16 @@ public final class ConfigFiles {
     return load(read(path));
   }
 
+  /**
+   * Reads and loads {@code path}.
+   *
+   * @param mergeEnvoyDomains whether Envoy files of the same domain are merged (Envoy's
+   *     {@code MERGE_DOMAIN_CONFIG}) rather than refused
+   */
+  public static ServiceConfig load(Path path, boolean mergeEnvoyDomains) throws ConfigException {
+    return load(read(path), mergeEnvoyDomains);
+  }
+
   /** The text of every file {@code path} stands for, in load order. */
   public static Map<Path, String> read(Path path) throws ConfigException {
     Map<Path, String> texts = new LinkedHashMap<>();
@@ -55,6 +65,11 @@ public final class ConfigFiles {
 
   /** Loads files already read, as {@link #read} returns them. */
   public static ServiceConfig load(Map<Path, String> texts) throws ConfigException {
+    return load(texts, false);
+  }
+
+  /** Loads files already read, as {@link #read} returns them; domains merged or not. */
+  public static ServiceConfig load(Map<Path, String> texts, boolean mergeEnvoyDomains) throws ConfigException {
     List<LoadedConfig> parts = new ArrayList<>();
     Map<String, EnvoyDomain> domains = new LinkedHashMap<>();
     List<SourceFile> sources = new ArrayList<>();
@@ -68,9 +83,11 @@ public final class ConfigFiles {
         if (isEnvoy(text, file)) {
           EnvoyDomain d = EnvoyConfigParser.parse(file, text);
           EnvoyDomain before = domains.putIfAbsent(d.domain(), d);
-          if (before != null) {
-            throw new ConfigException(ConfigProblem.at(d.location(),
-                "duplicate domain '" + d.domain() + "' (also in " + before.file() + ")"));
+          if (before != null && mergeEnvoyDomains) {
+            domains.put(d.domain(), before.merge(d));
+          } else if (before != null) {
+            throw new ConfigException(ConfigProblem.at(d.location(), "duplicate domain '" + d.domain()
+                + "' (also in " + before.file() + "); serve and check-config --envoy-merge-domains merge such files"));
           }
           part = d.asLoadedConfig();
           domain = d.domain();

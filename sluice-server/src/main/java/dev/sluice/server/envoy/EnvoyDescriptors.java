@@ -1,5 +1,6 @@
 package dev.sluice.server.envoy;
 
+import dev.sluice.config.ConfigLocation;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,14 +23,18 @@ final class EnvoyDescriptors {
     final boolean shareThreshold;
     /** For a value with {@code *}: its literal parts, split at each {@code *}; else null. */
     final String[] parts;
+    /** Where the descriptor is written. */
+    final ConfigLocation at;
 
-    Node(String key, String value, EnvoyLimit limit, EnvoyDescriptors children, boolean shareThreshold) {
+    Node(String key, String value, EnvoyLimit limit, EnvoyDescriptors children, boolean shareThreshold,
+        ConfigLocation at) {
       this.key = key;
       this.value = value;
       this.limit = limit;
       this.children = children;
       this.shareThreshold = shareThreshold;
       this.parts = value != null && value.indexOf('*') >= 0 ? value.split("\\*", -1) : null;
+      this.at = at;
     }
   }
 
@@ -58,6 +63,28 @@ final class EnvoyDescriptors {
       wildcards.add(n);
     }
     return true;
+  }
+
+  /**
+   * Adds the nodes of {@code other} (wildcards after this level's own, in their order), as
+   * Envoy's service merges the files of one domain; the first node whose key and value this level
+   * already has, or null if none.
+   */
+  Node addAll(EnvoyDescriptors other) {
+    List<Node> nodes = new ArrayList<>();
+    for (Node n : other.exact.values()) {
+      if (n.parts == null) {
+        nodes.add(n);
+      }
+    }
+    nodes.addAll(other.wildcards);
+    nodes.addAll(other.anyValue.values());
+    for (Node n : nodes) {
+      if (!add(n)) {
+        return n;
+      }
+    }
+    return null;
   }
 
   boolean isEmpty() {
