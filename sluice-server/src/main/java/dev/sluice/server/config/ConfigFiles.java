@@ -112,7 +112,8 @@ public final class ConfigFiles {
   private static boolean isEnvoy(String text, String file) throws ConfigException {
     List<String> keys = ConfigLoader.topLevelKeys(text, file);
     boolean isNative = keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains);
-    boolean isEnvoy = keys.contains(ENVOY_KEY);
+    // A file of Envoy descriptors without its domain is Envoy's, to be told what it lacks.
+    boolean isEnvoy = keys.contains(ENVOY_KEY) || keys.contains("descriptors");
     if (isNative && isEnvoy) {
       throw new ConfigException(ConfigProblem.at(new ConfigLocation(file, 1, 1), "the file has top-level keys of "
           + "several formats ('" + ConfigLoader.NATIVE_KEY + "', '" + ENVOY_KEY + "'); put each format in its own file"));
