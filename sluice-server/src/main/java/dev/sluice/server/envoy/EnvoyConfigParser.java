@@ -107,7 +107,8 @@ public final class EnvoyConfigParser {
       EnvoyLimit limit = readLimit(path, get(m, "rate_limit"), get(m, "sluice"), shadow, quota, metadata);
       for (String onLimit : List.of("quota_mode", "metadata")) {
         Field f = m.field(onLimit);
-        if (f != null && (limit == null || limit.unlimited()) && !isNull(f.value())) {
+        boolean set = onLimit.equals("quota_mode") ? quota : metadata != null;
+        if (set && (limit == null || limit.unlimited())) {
           warnings.add(ConfigProblem.at(f.at(), onLimit + " applies to a limit, and this descriptor has "
               + (limit == null ? "no rate_limit" : "an unlimited one") + ": it changes nothing here"));
         }
