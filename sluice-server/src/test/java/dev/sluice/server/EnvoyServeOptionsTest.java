@@ -74,6 +74,30 @@ class EnvoyServeOptionsTest {
   }
 
   @Test
+  void sluiceServeTakesTheOptions() throws Exception {
+    Path conf = Files.createDirectory(dir.resolve("conf"));
+    for (String f : new String[] {"a.yaml", "b.yaml"}) {
+      Files.writeString(conf.resolve(f), "domain: edge\ndescriptors:\n  - key: " + f.charAt(0)
+          + "\n    rate_limit: {unit: hour, requests_per_unit: 5}\n");
+    }
+    try (ServeProcess p = ServeProcess.serve(dir.resolve("serve.log"), "--config", conf.toString(),
+        "--envoy-merge-domains", "--envoy-response-headers", "--envoy-shadow-mode", "--envoy-dynamic-metadata")) {
+      var envoy = new ServiceClient(p.awaitPort()).envoy();
+      RateLimitResponse r = envoy.shouldRateLimit(RateLimitRequest.newBuilder().setDomain("edge")
+          .addDescriptors(RateLimitDescriptor.newBuilder()
+              .addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("b").setValue("1"))).build());
+      assertThat(r.getStatuses(0).getCurrentLimit().getRequestsPerUnit()).isEqualTo(5);
+      assertThat(r.getResponseHeadersToAddList()).extracting(HeaderValue::getKey)
+          .containsExactly("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset");
+      assertThat(r.getResponseHeadersToAddList().subList(0, 2)).extracting(HeaderValue::getValue)
+          .containsExactly("5", "4");
+      // Until the hour ends, in whole seconds.
+      assertThat(Long.parseLong(r.getResponseHeadersToAdd(2).getValue())).isBetween(1L, 3600L);
+      assertThat(r.getDynamicMetadata().getFieldsOrThrow("domain").getStringValue()).isEqualTo("edge");
+    }
+  }
+
+  @Test
   void twoFilesOfOneDomainDoNotStartWithoutMerge() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> callTwice(EnvoyOptions.DEFAULT, "c"))
         .hasMessageContaining("duplicate domain 'edge'");
