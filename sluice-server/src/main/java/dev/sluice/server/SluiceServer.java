@@ -10,6 +10,7 @@ import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import dev.sluice.RateLimiter;
 import dev.sluice.server.config.ConfigReloader;
+import dev.sluice.server.envoy.EnvoyOptions;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
 import dev.sluice.server.envoy.GrpcErrors;
 import dev.sluice.server.http.AdminGuard;
@@ -110,7 +111,7 @@ public final class SluiceServer implements AutoCloseable {
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
         .exceptionHandler(new GrpcErrors())
-        .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains()))
+        .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains(), b.envoy))
         .addService(ProtoReflectionServiceV1.newInstance())
         .build());
     this.server = sb.build();
@@ -221,8 +222,15 @@ public final class SluiceServer implements AutoCloseable {
     private StoreHealth storeHealth;
     private Duration shutdownGrace = Duration.ZERO;
     private Duration drainTimeout = Duration.ofSeconds(15);
+    private EnvoyOptions envoy = EnvoyOptions.DEFAULT;
 
     private Builder() {}
+
+    /** How the Envoy service answers (default: as Envoy's service does with its settings unset). */
+    public Builder envoy(EnvoyOptions o) {
+      this.envoy = Objects.requireNonNull(o, "envoy");
+      return this;
+    }
 
     public Builder limiter(RateLimiter l) {
       this.limiter = Objects.requireNonNull(l, "limiter");

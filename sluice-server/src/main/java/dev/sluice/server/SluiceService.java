@@ -7,6 +7,7 @@ import dev.sluice.Ticker;
 import dev.sluice.config.ConfigException;
 import dev.sluice.spi.Store;
 import dev.sluice.server.config.ConfigReloader;
+import dev.sluice.server.envoy.EnvoyOptions;
 import dev.sluice.server.metrics.DegradedDecisionLog;
 import dev.sluice.server.metrics.SluiceMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -42,10 +43,13 @@ public final class SluiceService implements AutoCloseable {
    * @param shutdownGrace how long shutdown keeps serving, {@code /readyz} failing, before it
    *     refuses new connections
    * @param denialCacheKeys how many denials of a remote store the limiter keeps; 0 for none
+   * @param envoy how the Envoy service answers and merges domains
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
-      Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace, int denialCacheKeys) {
+      Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace, int denialCacheKeys,
+      EnvoyOptions envoy) {
     public Settings {
+      Objects.requireNonNull(envoy, "envoy");
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(pollInterval, "pollInterval");
@@ -69,7 +73,7 @@ public final class SluiceService implements AutoCloseable {
      */
     public static Settings of(Path config) {
       return new Settings(config, "127.0.0.1", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
-          Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS);
+          Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS, EnvoyOptions.DEFAULT);
     }
 
     /**
@@ -78,48 +82,54 @@ public final class SluiceService implements AutoCloseable {
      */
     public Settings withLocalShare(double share) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          share, shutdownGrace, denialCacheKeys);
+          share, shutdownGrace, denialCacheKeys, envoy);
     }
 
     public Settings withHost(String h) {
       return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys);
+          localShare, shutdownGrace, denialCacheKeys, envoy);
     }
 
     public Settings withPort(int p) {
       return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys);
+          localShare, shutdownGrace, denialCacheKeys, envoy);
     }
 
     public Settings withPollInterval(Duration d) {
       return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, envoy);
     }
 
     public Settings withAdminToken(String t) {
       return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, envoy);
     }
 
     public Settings withStoreTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, envoy);
     }
 
     public Settings withShutdownGrace(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare, d,
-          denialCacheKeys);
+          denialCacheKeys, envoy);
     }
 
     public Settings withDrainTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, envoy);
+    }
+
+    /** How the Envoy service answers, and whether Envoy files of one domain merge. */
+    public Settings withEnvoy(EnvoyOptions e) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
+          shutdownGrace, denialCacheKeys, e);
     }
 
     /** How many denials of a remote store to keep ({@code Sluice.Builder#denialCache}); 0 for none. */
     public Settings withDenialCache(int keys) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, keys);
+          shutdownGrace, keys, envoy);
     }
   }
 
@@ -170,7 +180,7 @@ public final class SluiceService implements AutoCloseable {
         .listener(health).listener(new DegradedDecisionLog()).listener(FATAL_STORE_ERRORS).build();
     ConfigReloader reloader;
     try {
-      reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC());
+      reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC(), s.envoy().mergeDomains());
     } catch (ConfigException | RuntimeException e) {
       limiter.close();
       throw e;
@@ -178,7 +188,7 @@ public final class SluiceService implements AutoCloseable {
     metrics.configLoaded(reloader.current());
     SluiceServer server;
     try {
-      server = SluiceServer.builder().limiter(limiter).config(reloader).prometheus(registry).host(s.host())
+      server = SluiceServer.builder().limiter(limiter).config(reloader).envoy(s.envoy()).prometheus(registry).host(s.host())
           .port(s.port()).adminToken(s.adminToken()).storeHealth(health)
           .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout()).build().start();
     } catch (RuntimeException e) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -27,6 +28,10 @@ final class CheckConfigCommand implements Callable<Integer> {
       + "*.yaml / *.yml files")
   List<Path> paths;
 
+  @Option(names = "--envoy-merge-domains",
+      description = "Envoy files of the same domain are merged instead of refused, as serve --envoy-merge-domains")
+  boolean envoyMergeDomains;
+
   @Spec
   CommandSpec spec;
 
@@ -41,7 +46,7 @@ final class CheckConfigCommand implements Callable<Integer> {
     int files = 0;
     for (Path path : paths) {
       try {
-        ServiceConfig c = ConfigFiles.load(path);
+        ServiceConfig c = ConfigFiles.load(path, envoyMergeDomains);
         for (ConfigProblem w : c.warnings()) {
           out.println(w.location() + ": warning: " + w.message());
         }

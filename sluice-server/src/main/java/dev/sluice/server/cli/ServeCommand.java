@@ -6,6 +6,7 @@ import dev.sluice.memory.MemoryStore;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.server.SluiceService;
+import dev.sluice.server.envoy.EnvoyOptions;
 import dev.sluice.spi.Store;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,6 +94,26 @@ final class ServeCommand implements Callable<Integer> {
           + "TOKEN'; if not, they are open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
   String adminToken;
 
+  @Option(names = "--envoy-response-headers",
+      description = "Envoy API: add RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset of the descriptor "
+          + "closest to its limit to each answer, for Envoy to add to the response (envoyproxy/ratelimit's "
+          + "LIMIT_RESPONSE_HEADERS_ENABLED); off by default: no headers")
+  boolean envoyResponseHeaders;
+
+  @Option(names = "--envoy-dynamic-metadata",
+      description = "Envoy API: describe the request and the metadata of the limits that passed in each answer's "
+          + "dynamic_metadata (RESPONSE_DYNAMIC_METADATA)")
+  boolean envoyDynamicMetadata;
+
+  @Option(names = "--envoy-shadow-mode",
+      description = "Envoy API: the overall code is always OK, the statuses still say which descriptors are over "
+          + "their limit (SHADOW_MODE)")
+  boolean envoyShadowMode;
+
+  @Option(names = "--envoy-merge-domains",
+      description = "Envoy files of the same domain are merged instead of refused (MERGE_DOMAIN_CONFIG)")
+  boolean envoyMergeDomains;
+
   /** {@code auto} (NaN: 1 / the instances) or a number in (0, 1]. */
   private static double localShare(String text) {
     if (text.equals("auto")) {
@@ -132,6 +153,7 @@ final class ServeCommand implements Callable<Integer> {
         .withShutdownGrace(shutdownGrace)
         .withLocalShare(share)
         .withDenialCache(denialCache)
+        .withEnvoy(new EnvoyOptions(envoyResponseHeaders, envoyDynamicMetadata, envoyShadowMode, envoyMergeDomains))
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
     try {

@@ -36,6 +36,16 @@ public final class ConfigFiles {
     return load(read(path));
   }
 
+  /**
+   * Reads and loads {@code path}.
+   *
+   * @param mergeEnvoyDomains whether Envoy files of the same domain are merged (Envoy's
+   *     {@code MERGE_DOMAIN_CONFIG}) rather than refused
+   */
+  public static ServiceConfig load(Path path, boolean mergeEnvoyDomains) throws ConfigException {
+    return load(read(path), mergeEnvoyDomains);
+  }
+
   /** The text of every file {@code path} stands for, in load order. */
   public static Map<Path, String> read(Path path) throws ConfigException {
     Map<Path, String> texts = new LinkedHashMap<>();
@@ -55,6 +65,11 @@ public final class ConfigFiles {
 
   /** Loads files already read, as {@link #read} returns them. */
   public static ServiceConfig load(Map<Path, String> texts) throws ConfigException {
+    return load(texts, false);
+  }
+
+  /** Loads files already read, as {@link #read} returns them; domains merged or not. */
+  public static ServiceConfig load(Map<Path, String> texts, boolean mergeEnvoyDomains) throws ConfigException {
     List<LoadedConfig> parts = new ArrayList<>();
     Map<String, EnvoyDomain> domains = new LinkedHashMap<>();
     List<SourceFile> sources = new ArrayList<>();
@@ -68,9 +83,11 @@ public final class ConfigFiles {
         if (isEnvoy(text, file)) {
           EnvoyDomain d = EnvoyConfigParser.parse(file, text);
           EnvoyDomain before = domains.putIfAbsent(d.domain(), d);
-          if (before != null) {
-            throw new ConfigException(ConfigProblem.at(d.location(),
-                "duplicate domain '" + d.domain() + "' (also in " + before.file() + ")"));
+          if (before != null && mergeEnvoyDomains) {
+            domains.put(d.domain(), before.merge(d));
+          } else if (before != null) {
+            throw new ConfigException(ConfigProblem.at(d.location(), "duplicate domain '" + d.domain()
+                + "' (also in " + before.file() + "); serve and check-config --envoy-merge-domains merge such files"));
           }
           part = d.asLoadedConfig();
           domain = d.domain();
@@ -95,7 +112,8 @@ public final class ConfigFiles {
   private static boolean isEnvoy(String text, String file) throws ConfigException {
     List<String> keys = ConfigLoader.topLevelKeys(text, file);
     boolean isNative = keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains);
-    boolean isEnvoy = keys.contains(ENVOY_KEY);
+    // A file of Envoy descriptors without its domain is Envoy's, to be told what it lacks.
+    boolean isEnvoy = keys.contains(ENVOY_KEY) || keys.contains("descriptors");
     if (isNative && isEnvoy) {
       throw new ConfigException(ConfigProblem.at(new ConfigLocation(file, 1, 1), "the file has top-level keys of "
           + "several formats ('" + ConfigLoader.NATIVE_KEY + "', '" + ENVOY_KEY + "'); put each format in its own file"));

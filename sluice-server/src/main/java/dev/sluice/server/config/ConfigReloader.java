@@ -53,6 +53,7 @@ public final class ConfigReloader implements AutoCloseable {
   private volatile ServiceConfig current;
   private volatile Status status;
   private Map<Path, String> seen;
+  private final boolean mergeEnvoyDomains;
   private ScheduledExecutorService poller;
 
   /**
@@ -61,18 +62,30 @@ public final class ConfigReloader implements AutoCloseable {
    * @throws ConfigException if the configuration is bad: the service must not start then
    */
   public ConfigReloader(Path path, RateLimiter limiter, Listener listener, Clock clock) throws ConfigException {
-    this(path, limiter, listener, clock, SETTLE_MILLIS);
+    this(path, limiter, listener, clock, false);
+  }
+
+  /** @param mergeEnvoyDomains whether Envoy files of one domain merge (else they are an error) */
+  public ConfigReloader(Path path, RateLimiter limiter, Listener listener, Clock clock, boolean mergeEnvoyDomains)
+      throws ConfigException {
+    this(path, limiter, listener, clock, SETTLE_MILLIS, mergeEnvoyDomains);
   }
 
   ConfigReloader(Path path, RateLimiter limiter, Listener listener, Clock clock, long settleMillis)
       throws ConfigException {
+    this(path, limiter, listener, clock, settleMillis, false);
+  }
+
+  private ConfigReloader(Path path, RateLimiter limiter, Listener listener, Clock clock, long settleMillis,
+      boolean mergeEnvoyDomains) throws ConfigException {
     this.settleMillis = settleMillis;
+    this.mergeEnvoyDomains = mergeEnvoyDomains;
     this.path = path;
     this.limiter = limiter;
     this.listener = listener;
     this.clock = clock;
     Map<Path, String> contents = ConfigFiles.read(path);
-    ServiceConfig first = ConfigFiles.load(contents);
+    ServiceConfig first = ConfigFiles.load(contents, mergeEnvoyDomains);
     logWarnings(first);
     apply(first);
     this.current = first;
@@ -131,7 +144,7 @@ public final class ConfigReloader implements AutoCloseable {
     seen = contents;
     ServiceConfig next;
     try {
-      next = ConfigFiles.load(contents);
+      next = ConfigFiles.load(contents, mergeEnvoyDomains);
       apply(next);
     } catch (ConfigException | RuntimeException e) {
       if (settled(contents)) {

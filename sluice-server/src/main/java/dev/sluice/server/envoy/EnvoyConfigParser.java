@@ -1,5 +1,9 @@
 package dev.sluice.server.envoy;
 
+import com.google.protobuf.ListValue;
+import com.google.protobuf.NullValue;
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
 import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
 import dev.sluice.Rule;
@@ -25,15 +29,17 @@ import java.util.Set;
  * Reads an Envoy rate limit service configuration file (envoyproxy/ratelimit's YAML) into an
  * {@link EnvoyDomain}. Envoy's rules apply: a descriptor needs a key; a limit needs a valid unit
  * unless it is unlimited; an omitted {@code requests_per_unit} is 0, which blocks everything;
- * repeated descriptors and unknown fields are errors. The {@code sluice} block is Sluice's
+ * repeated descriptors and unknown fields are errors. {@code detailed_metric} and
+ * {@code value_to_metric}, which only name Envoy's own statsd metrics, are read with a warning
+ * that they change nothing here. The {@code sluice} block is Sluice's
  * extension: several windows and an algorithm for one descriptor, decided as one transaction.
  * Envoy's own service counts in fixed windows aligned to the unit, so that is the default
  * algorithm here.
  */
 public final class EnvoyConfigParser {
   private static final Set<String> ROOT_KEYS = Set.of("domain", "descriptors");
-  private static final Set<String> DESCRIPTOR_KEYS =
-      Set.of("key", "value", "rate_limit", "descriptors", "shadow_mode", "detailed_metric", "sluice");
+  private static final Set<String> DESCRIPTOR_KEYS = Set.of("key", "value", "rate_limit", "descriptors",
+      "shadow_mode", "quota_mode", "share_threshold", "metadata", "detailed_metric", "value_to_metric", "sluice");
   private static final Set<String> RATE_LIMIT_KEYS = Set.of("unit", "requests_per_unit", "unlimited", "name", "replaces");
   private static final Set<String> REPLACES_KEYS = Set.of("name");
   private static final Set<String> SLUICE_KEYS = Set.of("algorithm", "windows", "failure_mode", "max_wait");
@@ -61,16 +67,17 @@ public final class EnvoyConfigParser {
     }
     List<Rule> rules = new ArrayList<>();
     Map<String, ConfigLocation> origins = new LinkedHashMap<>();
+    List<ConfigProblem> warnings = new ArrayList<>();
     EnvoyDescriptors tree = new EnvoyDescriptors();
     Node ds = get(top, "descriptors");
     if (ds != null && !isNull(ds)) {
-      readLevel(domain, ds, tree, rules, origins);
+      readLevel(domain, ds, tree, rules, origins, warnings);
     }
-    return new EnvoyDomain(domain, d.location(), tree, rules, origins);
+    return new EnvoyDomain(domain, d.location(), tree, rules, origins, warnings);
   }
 
   private static void readLevel(String parentPath, Node list, EnvoyDescriptors level, List<Rule> rules,
-      Map<String, ConfigLocation> origins) throws ConfigException {
+      Map<String, ConfigLocation> origins, List<ConfigProblem> warnings) throws ConfigException {
     for (Node dn : list(list, "descriptors")) {
       MapNode m = fields(dn, "a descriptor", DESCRIPTOR_KEYS);
       String key = optText(get(m, "key"), "key");
@@ -83,8 +90,29 @@ public final class EnvoyConfigParser {
       }
       String path = parentPath + "/" + key + (value == null ? "" : ":" + value);
       boolean shadow = optBool(get(m, "shadow_mode"), "shadow_mode");
-      optBool(get(m, "detailed_metric"), "detailed_metric");
-      EnvoyLimit limit = readLimit(path, get(m, "rate_limit"), get(m, "sluice"), shadow);
+      boolean quota = optBool(get(m, "quota_mode"), "quota_mode");
+      boolean share = optBool(get(m, "share_threshold"), "share_threshold");
+      if (share && key.indexOf('*') < 0 && (value == null || value.indexOf('*') < 0)) {
+        throw error(get(m, "share_threshold"), "share_threshold can only be used with wildcard values "
+            + "(containing '*'), but found key '" + key + (value == null ? "" : "_" + value) + "'");
+      }
+      for (String metric : List.of("detailed_metric", "value_to_metric")) {
+        Field f = m.field(metric);
+        if (f != null && optBool(f.value(), metric)) {
+          warnings.add(ConfigProblem.at(f.at(), metric + " only names envoyproxy/ratelimit's own statsd "
+              + "metrics; Sluice's metrics are per rule, so it changes nothing here"));
+        }
+      }
+      Struct metadata = metadata(get(m, "metadata"));
+      EnvoyLimit limit = readLimit(path, get(m, "rate_limit"), get(m, "sluice"), shadow, quota, metadata);
+      for (String onLimit : List.of("quota_mode", "metadata")) {
+        Field f = m.field(onLimit);
+        boolean set = onLimit.equals("quota_mode") ? quota : metadata != null;
+        if (set && (limit == null || limit.unlimited())) {
+          warnings.add(ConfigProblem.at(f.at(), onLimit + " applies to a limit, and this descriptor has "
+              + (limit == null ? "no rate_limit" : "an unlimited one") + ": it changes nothing here"));
+        }
+      }
       if (limit != null && limit.rule() != null) {
         rules.add(limit.rule());
         origins.put(limit.rule().name(), dn.location());
@@ -92,15 +120,16 @@ public final class EnvoyConfigParser {
       EnvoyDescriptors children = new EnvoyDescriptors();
       Node sub = get(m, "descriptors");
       if (sub != null && !isNull(sub)) {
-        readLevel(path, sub, children, rules, origins);
+        readLevel(path, sub, children, rules, origins, warnings);
       }
-      if (!level.add(new EnvoyDescriptors.Node(key, value, limit, children))) {
+      if (!level.add(new EnvoyDescriptors.Node(key, value, limit, children, share, dn.location()))) {
         throw error(dn, "duplicate descriptor composite key '" + path + "'");
       }
     }
   }
 
-  private static EnvoyLimit readLimit(String path, Node rl, Node ext, boolean shadow) throws ConfigException {
+  private static EnvoyLimit readLimit(String path, Node rl, Node ext, boolean shadow, boolean quota,
+      Struct metadata) throws ConfigException {
     if (rl == null && ext == null) {
       return null;
     }
@@ -164,7 +193,7 @@ public final class EnvoyConfigParser {
         if (unit != null) {
           throw error(unitNode, "should not specify rate limit unit when unlimited");
         }
-        return new EnvoyLimit(path, null, name, replaces, true, false, shadow, null);
+        return new EnvoyLimit(path, null, name, replaces, true, false, shadow, quota, metadata, null);
       }
       if (unit == null) {
         throw error(unitNode != null ? unitNode : rl, "invalid rate limit unit '" + unitText
@@ -173,12 +202,14 @@ public final class EnvoyConfigParser {
       long rpu = rpuNode == null ? 0 : whole(rpuNode, "requests_per_unit", UINT32_MAX);
       if (rpu == 0) {
         // Envoy's own service over-limits every request of a limit of zero.
-        return new EnvoyLimit(path, null, name, replaces, false, true, shadow, unit);
+        return new EnvoyLimit(path, null, name, replaces, false, true, shadow, quota, metadata, unit);
       }
       windows.add(new Window(rpu, unit.period()));
     }
 
-    Rule.Builder b = Rule.builder(EnvoyRuleNames.of(path)).windows(windows).shadow(shadow)
+    // A quota-mode limit never denies a request on its own (see EnvoyRateLimitService): its rule
+    // counts and reports like a shadow rule, and the service decides what its excess means.
+    Rule.Builder b = Rule.builder(EnvoyRuleNames.of(path)).windows(windows).shadow(shadow || quota)
         .algorithm(Algorithm.FIXED_WINDOW);
     try {
       Node alg = get(x, "algorithm");
@@ -196,7 +227,49 @@ public final class EnvoyConfigParser {
     } catch (IllegalArgumentException e) {
       throw error(ext, e.getMessage());
     }
-    return new EnvoyLimit(path, b.build(), name, replaces, false, false, shadow, unit);
+    return new EnvoyLimit(path, b.build(), name, replaces, false, false, shadow, quota, metadata, unit);
+  }
+
+  /**
+   * A descriptor's {@code metadata}, any mapping, as the protobuf {@code Struct} Envoy's service
+   * puts in its answer; null without one.
+   */
+  private static Struct metadata(Node n) throws ConfigException {
+    if (n == null || isNull(n)) {
+      return null;
+    }
+    if (!(n instanceof MapNode)) {
+      throw error(n, "metadata must be a mapping, was " + describe(n));
+    }
+    return metadataValue(n).getStructValue();
+  }
+
+  private static Value metadataValue(Node n) {
+    if (n instanceof MapNode m) {
+      Struct.Builder b = Struct.newBuilder();
+      for (Field f : m.fields().values()) {
+        b.putFields(f.name(), metadataValue(f.value()));
+      }
+      return Value.newBuilder().setStructValue(b).build();
+    }
+    if (n instanceof ListNode l) {
+      ListValue.Builder b = ListValue.newBuilder();
+      for (Node e : l.items()) {
+        b.addValues(metadataValue(e));
+      }
+      return Value.newBuilder().setListValue(b).build();
+    }
+    ScalarNode s = (ScalarNode) n;
+    if (s.isNull()) {
+      return Value.newBuilder().setNullValue(NullValue.NULL_VALUE).build();
+    }
+    if (s.isBoolean()) {
+      return Value.newBuilder().setBoolValue(s.isTrue()).build();
+    }
+    if (s.isNumber()) {
+      return Value.newBuilder().setNumberValue(s.number().doubleValue()).build();
+    }
+    return Value.newBuilder().setStringValue(s.text()).build();
   }
 
   /** A period ({@code > 0}) or a wait ({@code >= 0}), written as in the native format. */

@@ -1,5 +1,6 @@
 package dev.sluice.server.envoy;
 
+import dev.sluice.config.ConfigLocation;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,14 +19,31 @@ final class EnvoyDescriptors {
     final String value;
     final EnvoyLimit limit;
     final EnvoyDescriptors children;
+    /** {@code share_threshold: true}: the values this wildcard matches share one counter. */
+    final boolean shareThreshold;
+    /** For a value with {@code *}: its literal parts, split at each {@code *}; else null. */
+    final String[] parts;
+    /** Where the descriptor is written. */
+    final ConfigLocation at;
 
-    Node(String key, String value, EnvoyLimit limit, EnvoyDescriptors children) {
+    Node(String key, String value, EnvoyLimit limit, EnvoyDescriptors children, boolean shareThreshold,
+        ConfigLocation at) {
       this.key = key;
       this.value = value;
       this.limit = limit;
       this.children = children;
+      this.shareThreshold = shareThreshold;
+      this.parts = value != null && value.indexOf('*') >= 0 ? value.split("\\*", -1) : null;
+      this.at = at;
     }
   }
+
+  /**
+   * What a request descriptor matched: its limit, and per entry the wildcard value that stands
+   * for the entry's value in the counter's key (share_threshold), or null where the value is
+   * its own.
+   */
+  record Match(EnvoyLimit limit, String[] sharedValues) {}
 
   private record KeyValue(String key, String value) {}
 
@@ -41,10 +59,32 @@ final class EnvoyDescriptors {
     if (exact.putIfAbsent(new KeyValue(n.key, n.value), n) != null) {
       return false;
     }
-    if (n.value.endsWith("*")) {
+    if (n.parts != null) {
       wildcards.add(n);
     }
     return true;
+  }
+
+  /**
+   * Adds the nodes of {@code other} (wildcards after this level's own, in their order), as
+   * Envoy's service merges the files of one domain; the first node whose key and value this level
+   * already has, or null if none.
+   */
+  Node addAll(EnvoyDescriptors other) {
+    List<Node> nodes = new ArrayList<>();
+    for (Node n : other.exact.values()) {
+      if (n.parts == null) {
+        nodes.add(n);
+      }
+    }
+    nodes.addAll(other.wildcards);
+    nodes.addAll(other.anyValue.values());
+    for (Node n : nodes) {
+      if (!add(n)) {
+        return n;
+      }
+    }
+    return null;
   }
 
   boolean isEmpty() {
@@ -53,29 +93,37 @@ final class EnvoyDescriptors {
 
   /**
    * The limit for a request descriptor, following Envoy's lookup: at each level an exact
-   * {@code key: value} wins, then the first wildcard value ({@code foo*}) in file order whose
-   * prefix matches, then a descriptor with the key alone; a limit applies only to a request
-   * descriptor that ends exactly at its depth.
+   * {@code key: value} wins, then the first wildcard value in file order that matches (each
+   * {@code *} standing for any text, the empty text too: {@code foo*}, {@code bar*b},
+   * {@code foo*bar*baz}), then a descriptor with the key alone; a limit applies only to a
+   * request descriptor that ends exactly at its depth. Null if no limit applies.
    */
-  EnvoyLimit match(List<RateLimitDescriptor.Entry> entries) {
+  Match match(List<RateLimitDescriptor.Entry> entries) {
     EnvoyDescriptors level = this;
     EnvoyLimit found = null;
+    String[] shared = null;
     for (int i = 0; i < entries.size(); i++) {
       RateLimitDescriptor.Entry e = entries.get(i);
       Node next = level.exact.get(new KeyValue(e.getKey(), e.getValue()));
       if (next == null) {
         for (Node w : level.wildcards) {
-          if (w.key.equals(e.getKey()) && e.getValue().startsWith(w.value.substring(0, w.value.length() - 1))) {
+          if (w.key.equals(e.getKey()) && matches(w.parts, e.getValue())) {
             next = w;
             break;
           }
+        }
+        if (next != null && next.shareThreshold) {
+          if (shared == null) {
+            shared = new String[entries.size()];
+          }
+          shared[i] = next.value;
         }
       }
       if (next == null) {
         next = level.anyValue.get(e.getKey());
       }
       if (next == null) {
-        return null;
+        break;
       }
       if (next.limit != null && i == entries.size() - 1) {
         found = next.limit;
@@ -85,6 +133,30 @@ final class EnvoyDescriptors {
       }
       level = next.children;
     }
-    return found;
+    return found == null ? null : new Match(found, shared);
+  }
+
+  /**
+   * Whether {@code value} is the parts of a wildcard pattern with any text (or none) between
+   * them: it starts with the first, ends with the last, and holds the others in order, without
+   * overlaps.
+   */
+  static boolean matches(String[] parts, String value) {
+    String first = parts[0];
+    String last = parts[parts.length - 1];
+    if (value.length() < first.length() + last.length() || !value.startsWith(first) || !value.endsWith(last)) {
+      return false;
+    }
+    int from = first.length();
+    int end = value.length() - last.length();
+    for (int p = 1; p < parts.length - 1; p++) {
+      String part = parts[p];
+      int at = value.indexOf(part, from);
+      if (at < 0 || at + part.length() > end) {
+        return false;
+      }
+      from = at + part.length();
+    }
+    return true;
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.server.envoy;
 
+import com.google.protobuf.Struct;
 import dev.sluice.Rule;
 import java.util.List;
 
@@ -13,10 +14,13 @@ import java.util.List;
  * @param unlimited {@code unlimited: true}: always OK, never counted
  * @param blocked {@code requests_per_unit: 0}: always over the limit, as in Envoy's own service
  * @param shadow {@code shadow_mode: true}: counted and reported, never enforced
+ * @param quota {@code quota_mode: true}: over its limit, it denies a request only if every
+ *     quota-mode limit of the request is over its own (and its rule is a shadow rule)
+ * @param metadata {@code metadata}, for the answer's dynamic metadata; null without one
  * @param unit for a blocked limit, its configured unit (reported back to Envoy)
  */
 record EnvoyLimit(String path, Rule rule, String name, List<String> replaces, boolean unlimited, boolean blocked,
-    boolean shadow, EnvoyUnit unit) {
+    boolean shadow, boolean quota, Struct metadata, EnvoyUnit unit) {
 
   EnvoyLimit {
     replaces = List.copyOf(replaces);

@@ -1,6 +1,7 @@
 package dev.sluice.server.envoy;
 
 import com.google.protobuf.Duration;
+import dev.sluice.Algorithm;
 import dev.sluice.Decision;
 import dev.sluice.Item;
 import dev.sluice.ItemDecision;
@@ -10,7 +11,6 @@ import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.server.http.ClientMessages;
-import dev.sluice.server.http.RateLimitHeaders;
 import dev.sluice.server.metrics.ThrottledLog;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
@@ -49,24 +49,31 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
    * an event loop for seconds.
    */
   static final int MAX_DESCRIPTORS = 100;
+  /** envoyproxy/ratelimit's default names of its response headers. */
+  static final String LIMIT_HEADER = "RateLimit-Limit";
+  static final String REMAINING_HEADER = "RateLimit-Remaining";
+  static final String RESET_HEADER = "RateLimit-Reset";
 
   private final RateLimiter limiter;
   private final Supplier<Map<String, EnvoyDomain>> domains;
   private final java.time.Clock clock;
-  private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
+  private final EnvoyOptions options;
   /** Decisions that failed in the store: a line per kind every 10 s, however many calls fail. */
   private final ThrottledLog failures = new ThrottledLog(LOG::warn);
 
   /**
    * @param domains the Envoy domains in force, read on every request (they change on reload)
    */
-  public EnvoyRateLimitService(RateLimiter limiter, Supplier<Map<String, EnvoyDomain>> domains) {
-    this(limiter, domains, java.time.Clock.systemUTC());
+  public EnvoyRateLimitService(RateLimiter limiter, Supplier<Map<String, EnvoyDomain>> domains,
+      EnvoyOptions options) {
+    this(limiter, domains, options, java.time.Clock.systemUTC());
   }
 
-  EnvoyRateLimitService(RateLimiter limiter, Supplier<Map<String, EnvoyDomain>> domains, java.time.Clock clock) {
+  EnvoyRateLimitService(RateLimiter limiter, Supplier<Map<String, EnvoyDomain>> domains, EnvoyOptions options,
+      java.time.Clock clock) {
     this.limiter = limiter;
     this.domains = domains;
+    this.options = options;
     this.clock = clock;
   }
 
@@ -141,9 +148,14 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     }
     EnvoyDomain domain = domains.get().get(request.getDomain());
     EnvoyLimit[] limits = new EnvoyLimit[n];
+    String[][] shared = new String[n][];
     if (domain != null) {
       for (int i = 0; i < n; i++) {
-        limits[i] = domain.match(request.getDescriptors(i));
+        EnvoyDescriptors.Match m = domain.match(request.getDescriptors(i));
+        if (m != null) {
+          limits[i] = m.limit();
+          shared[i] = m.sharedValues();
+        }
       }
     }
     // Envoy's "replaces": a matched limit whose name another matched limit replaces is dropped.
@@ -158,7 +170,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       EnvoyLimit l = limits[i];
       if (l != null && l.name() != null && replaced.contains(l.name())) {
         limits[i] = null;
-      } else if (l != null && l.blocked() && !l.shadow()) {
+      } else if (l != null && l.blocked() && !l.shadow() && !l.quota()) {
         blocked = true;
       }
     }
@@ -188,7 +200,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       // that their state can still be reported without consuming anything.
       // A descriptor's own limit (Envoy's RateLimitOverride) replaces the rule's windows for this
       // request only; the key's state is the same, matched by period.
-      items.add(new Item(l.rule().name(), key(desc), blocked ? 0 : hits,
+      items.add(new Item(l.rule().name(), key(desc, shared[i]), blocked ? 0 : hits,
           overrides[i] == null ? null : List.of(overrides[i])));
     }
     return new Plan(request, limits, itemOf, items, overrides);
@@ -224,17 +236,22 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
    * The Sluice key of a request descriptor: its entries as {@code key=value} joined by
    * {@code /}, with {@code %}, {@code /} and {@code =} percent-encoded so that distinct
    * descriptors never share a key. Values matched by a wildcard or by a key-only descriptor keep
-   * their own counters, as in Envoy.
+   * their own counters, as in Envoy, but for a wildcard with {@code share_threshold}: there the
+   * wildcard itself stands for the value ({@code files=files%2F*}), so that every value it
+   * matches counts in one counter.
+   *
+   * @param shared per entry, the wildcard that replaces its value, or null; null for none
    */
-  static String key(RateLimitDescriptor desc) {
+  static String key(RateLimitDescriptor desc, String[] shared) {
     StringBuilder b = new StringBuilder();
-    for (RateLimitDescriptor.Entry e : desc.getEntriesList()) {
+    for (int i = 0; i < desc.getEntriesCount(); i++) {
+      RateLimitDescriptor.Entry e = desc.getEntries(i);
       if (b.length() > 0) {
         b.append('/');
       }
       escape(b, e.getKey());
       b.append('=');
-      escape(b, e.getValue());
+      escape(b, shared != null && shared[i] != null ? shared[i] : e.getValue());
     }
     return b.toString();
   }
@@ -253,77 +270,107 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
 
   private void respond(StreamObserver<RateLimitResponse> out, Plan plan, Decision d) {
     RateLimitResponse.Builder r = RateLimitResponse.newBuilder();
-    boolean over = false;
-    long blockedResetMs = -1;
+    int failed = 0;
+    int quotas = 0;
+    int quotasFailed = 0;
+    List<EnvoyLimit> passed = new ArrayList<>(plan.limits.length);
+    DescriptorStatus closest = null;
     for (int i = 0; i < plan.limits.length; i++) {
       EnvoyLimit l = plan.limits[i];
-      DescriptorStatus.Builder s = DescriptorStatus.newBuilder().setCode(Code.OK);
-      if (l == null) {
-        s.setLimitRemaining(0);
-      } else if (l.unlimited()) {
-        s.setLimitRemaining((int) UINT32_MAX);
-      } else if (l.blocked()) {
-        long resetMs = untilUnitEnds(l.unit());
-        s.setCurrentLimit(RateLimitResponse.RateLimit.newBuilder().setRequestsPerUnit(0).setUnit(l.unit().proto())
-            .setName(l.name() == null ? "" : l.name()));
-        s.setLimitRemaining(0).setDurationUntilReset(duration(resetMs));
-        if (!l.shadow()) {
-          s.setCode(Code.OVER_LIMIT);
-          over = true;
-          blockedResetMs = Math.max(blockedResetMs, resetMs);
-        }
-      } else {
-        ItemDecision it = d.items().get(plan.itemOf[i]);
-        Window override = plan.overrides[i];
-        WindowState w = override == null ? binding(it) : ofPeriod(it, override);
-        if (override != null) {
-          // The descriptor's own limit is the one in force for it.
-          s.setCurrentLimit(RateLimitResponse.RateLimit.newBuilder()
-              .setRequestsPerUnit((int) override.limit())
-              .setUnit(EnvoyUnit.ofPeriod(override.period()).proto())
-              .setName(l.name() != null ? l.name() : it.rule()));
-          if (w != null) {
-            s.setLimitRemaining((int) Math.min(Math.max(0, w.remaining()), UINT32_MAX));
-            s.setDurationUntilReset(duration(w.resetAfterMs()));
-          }
-        } else if (w != null) {
-          EnvoyUnit unit = EnvoyUnit.ofPeriod(java.time.Duration.ofMillis(w.periodMs()));
-          RateLimitResponse.RateLimit.Builder cl = RateLimitResponse.RateLimit.newBuilder()
-              .setRequestsPerUnit((int) Math.min(w.limit(), UINT32_MAX))
-              .setName(l.name() != null ? l.name() : it.rule());
-          if (unit != null) {
-            cl.setUnit(unit.proto());
-          }
-          s.setCurrentLimit(cl);
-          s.setLimitRemaining((int) Math.min(Math.max(0, w.remaining()), UINT32_MAX));
-          s.setDurationUntilReset(duration(w.resetAfterMs()));
-        }
-        if (!it.allowed() && !it.shadow()) {
-          s.setCode(Code.OVER_LIMIT);
-          over = true;
-        }
-      }
+      DescriptorStatus s = status(plan, d, i);
       r.addStatuses(s);
-    }
-    r.setOverallCode(over ? Code.OVER_LIMIT : Code.OK);
-    if (d != null) {
-      RateLimitHeaders.Values h = rateLimitHeaders.of(d);
-      if (!h.isEmpty()) {
-        r.addResponseHeadersToAdd(header(RateLimitHeaders.POLICY, h.policy()));
-        r.addResponseHeadersToAdd(header(RateLimitHeaders.RATELIMIT, h.rateLimit()));
+      if (l != null && !l.unlimited() && l.quota()) {
+        quotas++;
+      }
+      if (s.getCode() == Code.OVER_LIMIT) {
+        if (l.quota()) {
+          quotasFailed++;
+        } else {
+          failed++;
+        }
+      } else if (l == null || !l.unlimited()) {
+        passed.add(l);
+      }
+      // The headers describe the descriptor closest to its limit; one over it (quota mode
+      // aside) always wins, the last such.
+      if (s.hasCurrentLimit() && (closest == null || Integer.compareUnsigned(s.getLimitRemaining(), closest.getLimitRemaining()) < 0
+          || s.getCode() == Code.OVER_LIMIT && !l.quota())) {
+        closest = s;
       }
     }
-    if (over) {
-      long retry = d == null ? -1 : RateLimitHeaders.retryAfterSeconds(d);
-      if (blockedResetMs >= 0) {
-        retry = Math.max(retry, (blockedResetMs + 999) / 1000);
-      }
-      if (retry >= 0) {
-        r.addResponseHeadersToAdd(header(RateLimitHeaders.RETRY_AFTER, Long.toString(retry)));
-      }
+    // Quota-mode limits deny together: only when every one of the request's is over its limit.
+    boolean over = failed > 0 || quotas > 0 && quotasFailed == quotas;
+    r.setOverallCode(over && !options.shadowMode() ? Code.OVER_LIMIT : Code.OK);
+    if (options.responseHeaders() && closest != null) {
+      r.addResponseHeadersToAdd(header(LIMIT_HEADER, Integer.toUnsignedString(closest.getCurrentLimit()
+          .getRequestsPerUnit())));
+      r.addResponseHeadersToAdd(header(REMAINING_HEADER, Integer.toUnsignedString(closest.getLimitRemaining())));
+      r.addResponseHeadersToAdd(header(RESET_HEADER, Long.toString(closest.getDurationUntilReset().getSeconds())));
+    }
+    if (options.dynamicMetadata()) {
+      r.setDynamicMetadata(EnvoyDynamicMetadata.of(plan.request, passed));
     }
     out.onNext(r.build());
     out.onCompleted();
+  }
+
+  /**
+   * The status of descriptor {@code i}, as Envoy's service words it: {@code limit_remaining} 0
+   * when over the limit, {@code duration_until_reset} in whole seconds rounded up, and
+   * {@code current_limit.name} only if the configuration names the limit.
+   */
+  private DescriptorStatus status(Plan plan, Decision d, int i) {
+    EnvoyLimit l = plan.limits[i];
+    DescriptorStatus.Builder s = DescriptorStatus.newBuilder().setCode(Code.OK);
+    if (l == null) {
+      return s.setLimitRemaining(0).build();
+    }
+    if (l.unlimited()) {
+      return s.setLimitRemaining((int) UINT32_MAX).build();
+    }
+    String name = l.name() == null ? "" : l.name();
+    if (l.blocked()) {
+      s.setCurrentLimit(RateLimitResponse.RateLimit.newBuilder().setRequestsPerUnit(0).setUnit(l.unit().proto())
+          .setName(name));
+      s.setLimitRemaining(0).setDurationUntilReset(seconds(untilPeriodEnds(l.unit().period().toMillis())));
+      return s.setCode(l.shadow() ? Code.OK : Code.OVER_LIMIT).build();
+    }
+    ItemDecision it = d.items().get(plan.itemOf[i]);
+    Window override = plan.overrides[i];
+    WindowState w = override == null ? binding(it) : ofPeriod(it, override);
+    RateLimitResponse.RateLimit.Builder cl = RateLimitResponse.RateLimit.newBuilder();
+    if (override != null) {
+      // The descriptor's own limit is the one in force for it; Envoy's service names it not.
+      cl.setRequestsPerUnit((int) override.limit()).setUnit(EnvoyUnit.ofPeriod(override.period()).proto());
+      s.setCurrentLimit(cl);
+    } else if (w != null) {
+      EnvoyUnit unit = EnvoyUnit.ofPeriod(java.time.Duration.ofMillis(w.periodMs()));
+      cl.setRequestsPerUnit((int) Math.min(w.limit(), UINT32_MAX)).setName(name);
+      if (unit != null) {
+        cl.setUnit(unit.proto());
+      }
+      s.setCurrentLimit(cl);
+    }
+    if (w != null) {
+      s.setLimitRemaining(it.allowed() ? (int) Math.min(Math.max(0, w.remaining()), UINT32_MAX) : 0);
+      s.setDurationUntilReset(seconds(untilReset(l, w)));
+    }
+    if (!it.allowed() && !l.shadow()) {
+      s.setCode(Code.OVER_LIMIT);
+    }
+    return s.build();
+  }
+
+  /**
+   * Until the window resets. A fixed window with nothing counted yet (a first peek with
+   * {@code hits_addend: 0}) still ends with its period, as Envoy reports it.
+   */
+  private long untilReset(EnvoyLimit l, WindowState w) {
+    long ms = w.resetAfterMs();
+    if (ms <= 0 && l.rule().algorithm() == Algorithm.FIXED_WINDOW) {
+      ms = untilPeriodEnds(w.periodMs());
+    }
+    return ms;
   }
 
   /**
@@ -356,14 +403,16 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     return null;
   }
 
-  private long untilUnitEnds(EnvoyUnit unit) {
-    long periodMs = unit.period().toMillis();
+  private long untilPeriodEnds(long periodMs) {
     return periodMs - Math.floorMod(clock.millis(), periodMs);
   }
 
-  private static Duration duration(long ms) {
-    long m = Math.max(0, ms);
-    return Duration.newBuilder().setSeconds(m / 1000).setNanos((int) (m % 1000) * 1_000_000).build();
+  /**
+   * Whole seconds, rounded up as Envoy's service counts them: 41 for 40.052 s; a fixed window's
+   * last second is 1 and its first is the whole period.
+   */
+  private static Duration seconds(long ms) {
+    return Duration.newBuilder().setSeconds(Math.floorDiv(Math.max(0, ms) + 999, 1000)).build();
   }
 
   private static HeaderValue header(String key, String value) {

@@ -66,7 +66,8 @@ class ConfigFilesTest {
     files.put(Path.of("a.yaml"), "domain: d\n");
     files.put(Path.of("b.yaml"), "domain: d\n");
     assertThatThrownBy(() -> ConfigFiles.load(files)).isInstanceOf(ConfigException.class)
-        .hasMessage("b.yaml:1:9: duplicate domain 'd' (also in a.yaml)");
+        .hasMessage("b.yaml:1:9: duplicate domain 'd' (also in a.yaml); serve and check-config "
+            + "--envoy-merge-domains merge such files");
   }
 
   @Test

@@ -32,18 +32,31 @@ final class EnvoyHarness implements AutoCloseable {
   final ServiceConfig config;
   final EnvoyRateLimitService service;
 
-  private EnvoyHarness(ServiceConfig config) {
+  private EnvoyHarness(ServiceConfig config, EnvoyOptions options) {
     this.config = config;
     this.limiter = Sluice.builder().ticker(ticker).rules(config.rules()).build();
-    this.service = new EnvoyRateLimitService(limiter, config::domains, new TickerClock(ticker));
+    this.service = new EnvoyRateLimitService(limiter, config::domains, options, new TickerClock(ticker));
   }
 
   static EnvoyHarness load(Path path) throws ConfigException {
-    return new EnvoyHarness(ConfigFiles.load(path));
+    return load(path, EnvoyOptions.DEFAULT);
+  }
+
+  static EnvoyHarness load(Path path, EnvoyOptions options) throws ConfigException {
+    return new EnvoyHarness(ConfigFiles.load(path, options.mergeDomains()), options);
   }
 
   static EnvoyHarness yaml(String yaml) throws ConfigException {
-    return new EnvoyHarness(ConfigFiles.load(Map.of(Path.of("test.yaml"), yaml)));
+    return yaml(yaml, EnvoyOptions.DEFAULT);
+  }
+
+  static EnvoyHarness yaml(String yaml, EnvoyOptions options) throws ConfigException {
+    return new EnvoyHarness(ConfigFiles.load(Map.of(Path.of("test.yaml"), yaml), options.mergeDomains()), options);
+  }
+
+  /** Moves the fake clock by {@code ms} milliseconds. */
+  void advanceMillis(long ms) {
+    ticker.advance(java.time.Duration.ofMillis(ms));
   }
 
   static Path readmeExamples() {

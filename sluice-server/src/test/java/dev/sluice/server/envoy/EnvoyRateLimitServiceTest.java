@@ -126,7 +126,7 @@ class EnvoyRateLimitServiceTest {
       assertThat(r.getStatuses(1).getCurrentLimit().getUnit()).isEqualTo(Unit.HOUR);
       assertThat(r.getStatuses(1).getDurationUntilReset().getSeconds()).isEqualTo(30 * 60);
       assertThat(r.getStatuses(0).getLimitRemaining()).isEqualTo(100);
-      assertThat(headers(r)).containsEntry("retry-after", "1800");
+      assertThat(r.getResponseHeadersToAddList()).isEmpty();
     }
   }
 
@@ -155,28 +155,39 @@ class EnvoyRateLimitServiceTest {
       h.ticker.advance(Duration.ofSeconds(3));
       RateLimitResponse again = h.call("auth", d("user", "42"));
       assertThat(again.getOverallCode()).isEqualTo(Code.OK);
-      // The denials took nothing from the minute window: 20 - 5 - 1 left.
-      assertThat(headers(again).get("ratelimit")).contains(";r=14;");
+      // The denials took nothing from the minute window: 20 - 5 - 1 left, the least room now.
+      assertThat(again.getStatuses(0).getCurrentLimit().getRequestsPerUnit()).isEqualTo(20);
+      assertThat(again.getStatuses(0).getLimitRemaining()).isEqualTo(14);
     }
   }
 
   @Test
-  void responsesCarryTheRateLimitHeaders() throws Exception {
-    try (EnvoyHarness h = EnvoyHarness.yaml("""
+  void responseHeadersAreOptInAndNameNoRule() throws Exception {
+    String yaml = """
         domain: d
         descriptors:
           - key: user
             rate_limit: {unit: minute, requests_per_unit: 2}
-        """)) {
-      RateLimitResponse ok = h.call("d", d("user", "42"));
-      assertThat(headers(ok)).containsEntry("ratelimit-policy", "\"envoy:d/user.60s\";q=2;w=60")
-          .containsEntry("ratelimit", "\"envoy:d/user.60s\";r=1;t=60").doesNotContainKey("retry-after");
+          - key: ip
+            rate_limit: {unit: hour, requests_per_unit: 10}
+        """;
+    try (EnvoyHarness h = EnvoyHarness.yaml(yaml)) {
+      // As Envoy's service by default: nothing for Envoy to add to the proxied response.
+      assertThat(h.call("d", d("user", "42")).getResponseHeadersToAddList()).isEmpty();
+      h.ticker.advance(Duration.ofSeconds(15));
+      assertThat(h.callTimes(2, "d", d("user", "42")).getResponseHeadersToAddList()).isEmpty();
+    }
+    try (EnvoyHarness h = EnvoyHarness.yaml(yaml, EnvoyOptions.DEFAULT.withResponseHeaders(true))) {
+      // The descriptor closest to its limit: the user's (1 left of 2), not the address's (9 of 10).
+      RateLimitResponse ok = h.call("d", d("ip", "10.0.0.1"), d("user", "42"));
+      assertThat(headers(ok)).containsExactlyInAnyOrderEntriesOf(Map.of("RateLimit-Limit", "2",
+          "RateLimit-Remaining", "1", "RateLimit-Reset", "60"));
       h.ticker.advance(Duration.ofSeconds(15));
       h.call("d", d("user", "42"));
-      RateLimitResponse over = h.call("d", d("user", "42"));
-      assertThat(headers(over)).containsEntry("ratelimit", "\"envoy:d/user.60s\";r=0;t=45")
-          .containsEntry("retry-after", "45");
-      assertThat(over.getStatuses(0).getDurationUntilReset().getSeconds()).isEqualTo(45);
+      RateLimitResponse over = h.call("d", d("ip", "10.0.0.1"), d("user", "42"));
+      assertThat(headers(over)).containsExactlyInAnyOrderEntriesOf(Map.of("RateLimit-Limit", "2",
+          "RateLimit-Remaining", "0", "RateLimit-Reset", "45"));
+      assertThat(over.getStatuses(1).getDurationUntilReset().getSeconds()).isEqualTo(45);
     }
   }
 
@@ -218,8 +229,8 @@ class EnvoyRateLimitServiceTest {
 
   @Test
   void keysKeepDescriptorsWithSeparatorsInTheirValuesApart() {
-    assertThat(EnvoyRateLimitService.key(d("a", "x/b=y"))).isEqualTo("a=x%2Fb%3Dy");
-    assertThat(EnvoyRateLimitService.key(d("a", "x", "b", "y"))).isEqualTo("a=x/b=y");
-    assertThat(EnvoyRateLimitService.key(d("a", ""))).isEqualTo("a=");
+    assertThat(EnvoyRateLimitService.key(d("a", "x/b=y"), null)).isEqualTo("a=x%2Fb%3Dy");
+    assertThat(EnvoyRateLimitService.key(d("a", "x", "b", "y"), null)).isEqualTo("a=x/b=y");
+    assertThat(EnvoyRateLimitService.key(d("a", ""), null)).isEqualTo("a=");
   }
 }

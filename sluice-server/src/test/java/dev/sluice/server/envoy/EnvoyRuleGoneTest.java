@@ -53,7 +53,7 @@ class EnvoyRuleGoneTest {
     try (RateLimiter limiter = Sluice.builder().rules(after.rules()).build()) {
       // The first match sees the old domains; the limiter already has the new rules.
       EnvoyRateLimitService service = new EnvoyRateLimitService(limiter,
-          () -> lookups.getAndIncrement() == 0 ? before.domains() : after.domains(), Clock.systemUTC());
+          () -> lookups.getAndIncrement() == 0 ? before.domains() : after.domains(), EnvoyOptions.DEFAULT, Clock.systemUTC());
       Answer a = Answer.of(service, request());
       assertThat(a.error.get()).isNull();
       assertThat(a.response.get().getOverallCode()).isEqualTo(RateLimitResponse.Code.OK);
@@ -68,7 +68,7 @@ class EnvoyRuleGoneTest {
     try (RateLimiter real = Sluice.builder().rules(config.rules()).build()) {
       // A refusal of another kind whose words happen to begin like the limiter's.
       RateLimiter limiter = refusing(real, decided, new IllegalArgumentException("unknown rule set in the store"));
-      EnvoyRateLimitService service = new EnvoyRateLimitService(limiter, config::domains, Clock.systemUTC());
+      EnvoyRateLimitService service = new EnvoyRateLimitService(limiter, config::domains, EnvoyOptions.DEFAULT, Clock.systemUTC());
       Answer a = Answer.of(service, request());
       assertThat(Status.fromThrowable(a.error.get()).getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
       assertThat(decided).hasSize(1);

@@ -159,12 +159,13 @@ class GrpcMessageFuzzProperties {
       return states;
     }
     for (RateLimitDescriptor d : req.getDescriptorsList()) {
-      EnvoyLimit l = domain.match(d);
+      EnvoyDescriptors.Match m = domain.match(d);
+      EnvoyLimit l = m == null ? null : m.limit();
       if (l == null || l.rule() == null) {
         continue;
       }
       try {
-        Decision peek = service.limiter().acquire(Request.of(l.rule().name(), EnvoyRateLimitService.key(d), 0));
+        Decision peek = service.limiter().acquire(Request.of(l.rule().name(), EnvoyRateLimitService.key(d, m.sharedValues()), 0));
         for (WindowState w : peek.items().get(0).windows()) {
           states.add(l.rule().name() + " " + w.remaining());
         }
