@@ -64,7 +64,8 @@ final class EnginePolicies implements Policies {
             + (rs.tiers().isEmpty() ? "none" : String.join(", ", rs.tiers().keySet())));
       }
       checkWindows(r, windows);
-      PolicyRecord record = new PolicyRecord(PolicyKind.LIMIT, rule, key, PolicyCache.encodeLimit(limit), 0);
+      PolicyRecord record = new PolicyRecord(PolicyKind.LIMIT, rule, key, LiveLimits.encode(limit), 0);
+      cache.checkRoom(record);
       return store.put(record).thenApply(v -> {
         cache.apply(record, null);
         return null;
@@ -114,6 +115,7 @@ final class EnginePolicies implements Policies {
         throw new IllegalArgumentException("until must be in the future, was " + until);
       }
       PolicyRecord record = new PolicyRecord(PolicyKind.BAN, rule, key, MANUAL, untilMillis);
+      cache.checkRoom(record);
       return store.put(record).thenApply(v -> {
         cache.apply(record, null);
         return null;
@@ -160,6 +162,7 @@ final class EnginePolicies implements Policies {
         }
       }
       PolicyRecord record = new PolicyRecord(k, rule, entry, "", 0);
+      cache.checkRoom(record);
       return store.put(record).thenApply(v -> {
         cache.apply(record, null);
         return null;
@@ -273,10 +276,10 @@ final class EnginePolicies implements Policies {
 
   private static Optional<LiveLimit> decode(PolicyRecord r) {
     try {
-      return Optional.of(PolicyCache.decodeLimit(r.value()));
+      return Optional.of(LiveLimits.decode(r.value()));
     } catch (IllegalArgumentException e) {
-      LOG.log(System.Logger.Level.WARNING, "live limit of rule '" + r.rule() + "', key '" + r.key() + "' unreadable: "
-          + e.getMessage());
+      LOG.log(System.Logger.Level.WARNING, "a live limit of rule '" + r.rule() + "' is unreadable: "
+          + e.getMessage().replace(r.key(), "<key>"));
       return Optional.empty();
     }
   }
