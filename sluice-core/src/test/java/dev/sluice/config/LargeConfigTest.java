@@ -80,17 +80,24 @@ class LargeConfigTest {
 
   @Test
   void rulesPastTheBoundAreRefusedNamingIt(@TempDir Path dir) throws Exception {
-    StringBuilder sb = new StringBuilder("limits:\n");
-    for (int i = 0; i <= RuleSet.MAX_RULES; i++) {
-      sb.append("  - name: r").append(i).append("\n    config: [{limit: 1, period: 1}]\n");
+    // Four files (a file is at most 3 M characters) of 25,000 rules, and one more in the last.
+    int next = 0;
+    for (int f = 0; f < 4; f++) {
+      StringBuilder sb = new StringBuilder("limits:\n");
+      for (int i = 0; i < 25_000 + (f == 3 ? 1 : 0); i++, next++) {
+        sb.append("  - {name: r").append(next).append(", config: [{limit: 1, period: 1}]}\n");
+      }
+      Files.writeString(dir.resolve("rules" + f + ".yaml"), sb.toString());
     }
-    Files.writeString(dir.resolve("rules.yaml"), sb.toString());
 
     assertThatThrownBy(() -> ConfigLoader.load(dir))
-        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems())
-            .extracting(ConfigProblem::toString)
-            .containsExactly(dir.resolve("rules.yaml") + ":" + (2 + 2 * RuleSet.MAX_RULES)
-                + ":11: the files define 100001 rules; the maximum is 100000"));
+        .isInstanceOfSatisfying(ConfigException.class, e -> {
+          assertThat(e.problems()).hasSize(1);
+          ConfigProblem p = e.problems().get(0);
+          assertThat(p.message()).isEqualTo("the files define 100001 rules; the maximum is 100000");
+          assertThat(p.file()).isEqualTo(dir.resolve("rules3.yaml").toString());
+          assertThat(p.line()).isEqualTo(2 + 25_000);
+        });
   }
 
   @Test
