@@ -80,7 +80,17 @@ final class PolicyLog {
   /** An automatic ban's record could not be written: the ban holds in decisions, not in listings. */
   void banNotRecorded(String rule, String key, Throwable error) {
     warn(BAN_NOT_RECORDED, () -> "recording an automatic ban under rule '" + rule + "' failed (the ban holds in "
-        + "decisions; listings lack it): " + withoutKey(String.valueOf(error), key));
+        + "decisions; listings lack it): " + withoutKey(describe(error), key));
+  }
+
+  /** The message of the failure under a stage's wrappers, or its class when it has none. */
+  static String describe(Throwable error) {
+    Throwable c = error;
+    while ((c instanceof java.util.concurrent.CompletionException
+        || c instanceof java.util.concurrent.ExecutionException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
   }
 
   /** Records lost when the store's policies were reset: one line, at once, and counted by kind. */
