@@ -29,7 +29,8 @@ public interface DecisionListener {
    * at most once every 10 s per kind: {@code ban_not_recorded} (an automatic ban's record could
    * not be written to the store), {@code cache_full} (a record left out of this limiter's cache,
    * which is at its bound), {@code record_unreadable} (a record left out because it could not be
-   * read). Called for every one, logged or not.
+   * read), {@code read_failed} (reading the memory store's policies failed). Called for every one,
+   * logged or not.
    */
   default void onPolicyWarning(String kind) {}
 

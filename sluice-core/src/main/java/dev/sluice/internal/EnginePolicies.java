@@ -36,7 +36,6 @@ import java.util.function.Supplier;
  *
  */
 final class EnginePolicies implements Policies {
-  private static final System.Logger LOG = System.getLogger(EnginePolicies.class.getName());
   private static final String MANUAL = "manual";
   private static final String AUTOMATIC = "automatic";
 
@@ -77,7 +76,7 @@ final class EnginePolicies implements Policies {
   public CompletionStage<Optional<LiveLimit>> limit(String rule, String key) {
     return checked(() -> {
       engine.validateKey(rule, key);
-      return store.get(PolicyKind.LIMIT, rule, key).thenApply(o -> o.flatMap(EnginePolicies::decode));
+      return store.get(PolicyKind.LIMIT, rule, key).thenApply(o -> o.flatMap(this::decode));
     });
   }
 
@@ -274,12 +273,13 @@ final class EnginePolicies implements Policies {
         AUTOMATIC.equals(r.value()));
   }
 
-  private static Optional<LiveLimit> decode(PolicyRecord r) {
+  private Optional<LiveLimit> decode(PolicyRecord r) {
     try {
       return Optional.of(LiveLimits.decode(r.value()));
     } catch (IllegalArgumentException e) {
-      LOG.log(System.Logger.Level.WARNING, "a live limit of rule '" + r.rule() + "' is unreadable: "
-          + e.getMessage().replace(r.key(), "<key>"));
+      // A listing reads every record of a page: throttled, as the decisions' warnings are.
+      cache.warn(PolicyLog.RECORD_UNREADABLE, () -> "a live limit of rule '" + r.rule() + "' is unreadable: "
+          + PolicyLog.withoutKey(e.getMessage(), r.key()));
       return Optional.empty();
     }
   }

@@ -251,6 +251,11 @@ public final class PolicyCache implements AutoCloseable {
     }
   }
 
+  /** A warning of the policy path, throttled and counted ({@link PolicyLog#warn}). */
+  void warn(String kind, java.util.function.Supplier<String> message) {
+    log.warn(kind, message);
+  }
+
   /** Bytes of the records held. */
   public long bytes() {
     return bytes;
