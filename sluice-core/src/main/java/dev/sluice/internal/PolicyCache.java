@@ -244,11 +244,28 @@ public final class PolicyCache implements AutoCloseable {
       throw new IllegalArgumentException("the record takes about " + b + " bytes, more than this instance's cache of "
           + "policies may hold (" + maxBytes + " bytes)");
     }
-    if (bytes + b > maxBytes) {
+    if (bytes - heldBytes(r) + b > maxBytes) {
       throw new PolicyFullException("this instance's cache of the store's policies holds " + bytes + " of its "
           + maxBytes + " bytes (maxPolicyBytes: by default an eighth of the maximum heap), and this record "
           + "takes about " + b + "; remove some (or let bans expire) before adding more");
     }
+  }
+
+  /** The bytes of the record of {@code r}'s kind, rule and key held now (0 if none): a put replaces it. */
+  private long heldBytes(PolicyRecord r) {
+    RulePolicies p = byRule.get(r.rule());
+    if (p == null) {
+      return 0;
+    }
+    return switch (r.kind()) {
+      case LIMIT -> {
+        LiveLimit l = p.limits.get(r.key());
+        yield l == null ? 0 : PolicyBytes.limit(r.key(), l);
+      }
+      case BAN -> p.bans.containsKey(r.key()) ? PolicyBytes.ban(r.key()) : 0;
+      case ALLOW -> p.runtimeAllow.contains(r.key()) ? PolicyBytes.entry(r.key()) : 0;
+      case DENY -> p.runtimeDeny.contains(r.key()) ? PolicyBytes.entry(r.key()) : 0;
+    };
   }
 
   /** A warning of the policy path, throttled and counted ({@link PolicyLog#warn}). */

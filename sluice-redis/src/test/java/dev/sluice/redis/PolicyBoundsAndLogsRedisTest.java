@@ -139,6 +139,8 @@ class PolicyBoundsAndLogsRedisTest {
       assertThat(set).as("live limits set within 30,000 bytes").isLessThan(100);
     }
     assertThat(set).isBetween(5, 30);
+    // A held one can still be replaced, by one of its size.
+    join(a.policies().setLimit("api", key("user", 1), sixteenWindows()));
     // Refused before the store was written: the other instance does not see it.
     assertThat(join(b.policies().limit("api", key("user", set)))).isEmpty();
     // What a holds keeps working: 1 an hour in the first window.
