@@ -266,9 +266,9 @@ public final class ConfigLoader {
         }
       }
     }
-    // Checked here to name the place; RuleSet.of refuses them too, without one.
-    over(rules.size(), RuleSet.MAX_RULES, "rules", origins.values(), problems);
-    if (!problems.isEmpty()) {
+    if (rules.size() > RuleSet.MAX_RULES) {
+      // Here, to name the place: RuleSet.of refuses them too, without one.
+      over(rules.size(), RuleSet.MAX_RULES, "rules", origins.values(), problems);
       throw new ConfigException(problems);
     }
     RuleSet ruleSet = RuleSet.of(rules);
