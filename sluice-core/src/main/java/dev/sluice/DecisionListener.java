@@ -23,4 +23,21 @@ public interface DecisionListener {
    * remote store). {@link #onDecision} follows with the decision, as for any other.
    */
   default void onCachedDenial(String rule, String key) {}
+
+  /**
+   * When the limiter met a problem with its policies that a request can cause and that it logs
+   * at most once every 10 s per kind: {@code ban_not_recorded} (an automatic ban's record could
+   * not be written to the store), {@code cache_full} (a record left out of this limiter's cache,
+   * which is at its bound), {@code record_unreadable} (a record left out because it could not be
+   * read), {@code read_failed} (reading the memory store's policies failed). Called for every one,
+   * logged or not.
+   */
+  default void onPolicyWarning(String kind) {}
+
+  /**
+   * When the store's policies were found reset (its version went back: a Redis restarted empty or
+   * flushed) and records this limiter held are gone: {@code count} of {@code kind} ({@code limit},
+   * {@code ban}, {@code list_entry}). Called once per kind and reset.
+   */
+  default void onPolicyRecordsLost(String kind, long count) {}
 }

@@ -24,6 +24,17 @@ public final class RuleSet {
   public static final int MAX_TIERS = 1000;
   /** Most entries one configured access list may hold. */
   public static final int MAX_LIST_ENTRIES = 10_000;
+  /** Most rules a set may hold. */
+  public static final int MAX_RULES = 100_000;
+  /** Most operations a set may hold. */
+  public static final int MAX_OPERATIONS = 100_000;
+  /** Most typed attributes a set may declare. */
+  public static final int MAX_ATTRIBUTES = 10_000;
+  /**
+   * Most entries the configured access lists of all rules hold together, of each kind: one list
+   * is bounded by {@link #MAX_LIST_ENTRIES}, and without this many rules could hold 10,000 each.
+   */
+  public static final int MAX_LIST_ENTRIES_TOTAL = 1_000_000;
 
   private final Map<String, Rule> byName;
   private final Map<String, Operation> operations;
@@ -58,8 +69,11 @@ public final class RuleSet {
     return of(List.of(rules));
   }
 
-  /** @throws IllegalArgumentException if two rules share a name */
+  /** @throws IllegalArgumentException if two rules share a name, or there are more than {@link #MAX_RULES} */
   public static RuleSet of(Collection<Rule> rules) {
+    if (rules.size() > MAX_RULES) {
+      throw new IllegalArgumentException("at most " + MAX_RULES + " rules, had " + rules.size());
+    }
     Map<String, Rule> m = new LinkedHashMap<>();
     for (Rule r : rules) {
       if (m.putIfAbsent(r.name(), r) != null) {
@@ -73,10 +87,17 @@ public final class RuleSet {
    * These rules with {@code operations} and typed {@code attributes} (replacing any this set
    * has).
    *
-   * @throws IllegalArgumentException if two operations or two attributes share a name, or an
-   *     operation's item names a rule that is not in this set
+   * @throws IllegalArgumentException if two operations or two attributes share a name, an
+   *     operation's item names a rule that is not in this set, or there are more than {@link
+   *     #MAX_OPERATIONS} operations or {@link #MAX_ATTRIBUTES} attributes
    */
   public RuleSet withOperations(Collection<Operation> operations, Collection<Attribute> attributes) {
+    if (operations.size() > MAX_OPERATIONS) {
+      throw new IllegalArgumentException("at most " + MAX_OPERATIONS + " operations, had " + operations.size());
+    }
+    if (attributes.size() > MAX_ATTRIBUTES) {
+      throw new IllegalArgumentException("at most " + MAX_ATTRIBUTES + " attributes, had " + attributes.size());
+    }
     Map<String, Operation> ops = new LinkedHashMap<>();
     for (Operation op : operations) {
       if (ops.putIfAbsent(op.name(), op) != null) {
@@ -129,9 +150,18 @@ public final class RuleSet {
    * set has). Entries are checked where they are used, by the limiter (see {@link ListKind}).
    *
    * @throws IllegalArgumentException if a list names a rule not in this set or holds more than
-   *     {@link #MAX_LIST_ENTRIES} entries
+   *     {@link #MAX_LIST_ENTRIES} entries, or the lists more than {@link #MAX_LIST_ENTRIES_TOTAL}
+   *     together
    */
   public RuleSet withList(ListKind kind, Map<String, List<String>> entries) {
+    long total = 0;
+    for (List<String> es : entries.values()) {
+      total += es.size();
+    }
+    if (total > MAX_LIST_ENTRIES_TOTAL) {
+      throw new IllegalArgumentException(kind.wireName() + " lists hold " + total + " entries together, more than "
+          + MAX_LIST_ENTRIES_TOTAL);
+    }
     Map<String, List<String>> m = new LinkedHashMap<>();
     entries.forEach((rule, es) -> {
       if (!byName.containsKey(rule)) {

@@ -36,6 +36,7 @@ public final class Sluice {
     private double localShare = Double.NaN; // 1 / the instances counted in the store
     private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
     private int denialCacheKeys = DEFAULT_DENIAL_CACHE_KEYS;
+    private long maxPolicyBytes = Runtime.getRuntime().maxMemory() / 8;
     private Sleeper sleeper = Sleeper.system();
     private final List<DecisionListener> listeners = new ArrayList<>();
 
@@ -140,6 +141,24 @@ public final class Sluice {
       return this;
     }
 
+    /**
+     * The most heap bytes this limiter's copy of the store's policies (live limits, bans, run-time
+     * list entries) may take, estimated as the memory store estimates its keys; default an eighth
+     * of the maximum heap. A policy set through this limiter that would not fit is refused with
+     * {@link PolicyFullException} before the store is written; records set through other
+     * instances beyond it are not applied here (and logged). The memory store also bounds its
+     * records, by a quarter of its bytes.
+     *
+     * @throws IllegalArgumentException unless bytes ≥ 1
+     */
+    public Builder maxPolicyBytes(long bytes) {
+      if (bytes < 1) {
+        throw new IllegalArgumentException("maxPolicyBytes must be >= 1, was " + bytes);
+      }
+      this.maxPolicyBytes = bytes;
+      return this;
+    }
+
     public Builder sleeper(Sleeper s) {
       this.sleeper = Objects.requireNonNull(s, "sleeper");
       return this;
@@ -165,7 +184,7 @@ public final class Sluice {
         }
         local.rulesInForce(rules);
         return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
-            sleeper, ticker, denialCacheKeys);
+            sleeper, ticker, denialCacheKeys, maxPolicyBytes);
       } catch (RuntimeException e) {
         local.close();
         if (s != store) {

@@ -19,9 +19,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -61,6 +63,9 @@ public final class ConfigLoader {
    * need a few levels; the bound keeps a hostile file from exhausting the reader's stack.
    */
   public static final int MAX_NESTING = YamlTree.MAX_DEPTH;
+
+  /** Unknown rules given a "did you mean" each: finding one reads every rule name. */
+  private static final int MAX_SUGGESTIONS = 20;
 
   private static final Pattern SECONDS = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
 
@@ -261,16 +266,24 @@ public final class ConfigLoader {
         }
       }
     }
+    if (rules.size() > RuleSet.MAX_RULES) {
+      // Here, to name the place: RuleSet.of refuses them too, without one.
+      over(rules.size(), RuleSet.MAX_RULES, "rules", origins.values(), problems);
+      throw new ConfigException(problems);
+    }
     RuleSet ruleSet = RuleSet.of(rules);
     List<Operation> operations = new ArrayList<>();
     Map<String, List<ConfigLocation>> operationOrigins = new LinkedHashMap<>();
     List<Attribute> attributes = new ArrayList<>();
     Map<String, ConfigLocation> attributeOrigins = new LinkedHashMap<>();
+    Set<String> operationNames = new HashSet<>();
+    Set<String> attributeNames = new HashSet<>();
+    int[] suggestions = {MAX_SUGGESTIONS};
     for (LoadedConfig part : parts) {
       for (Attribute a : part.attributes()) {
         ConfigLocation at = part.attributeOrigins().get(a.name());
         ConfigLocation first = attributeOrigins.get(a.name());
-        if (first != null || attributes.stream().anyMatch(x -> x.name().equals(a.name()))) {
+        if (!attributeNames.add(a.name())) {
           problems.add(ConfigProblem.at(at != null ? at : ConfigLocation.of("?"), "attribute '" + a.name()
               + "' is declared twice (first at " + (first != null ? first : "another file") + ")"));
           continue;
@@ -284,7 +297,9 @@ public final class ConfigLoader {
         List<ConfigLocation> at = part.operationOrigins().get(op.name());
         ConfigLocation nameAt = at != null ? at.get(0) : ConfigLocation.of("?");
         List<ConfigLocation> firstAt = operationOrigins.get(op.name());
-        if (firstAt != null || operations.stream().anyMatch(x -> x.name().equals(op.name()))) {
+        // A set, not a scan of the operations so far: a scan made merging quadratic (100,000
+        // operations in three files took about a minute).
+        if (!operationNames.add(op.name())) {
           problems.add(ConfigProblem.at(nameAt, "duplicate operation name '" + op.name() + "' (first defined at "
               + (firstAt != null ? firstAt.get(0) : "another file") + ")"));
           continue;
@@ -296,7 +311,7 @@ public final class ConfigLoader {
             ok = false;
             ConfigLocation ruleAt = at != null && at.size() > i + 1 ? at.get(i + 1) : nameAt;
             problems.add(ConfigProblem.at(ruleAt, "operation '" + op.name() + "', item " + (i + 1) + ": unknown rule '"
-                + rule + "'" + suggestion(rule, ruleSet)));
+                + rule + "'" + (suggestions[0]-- > 0 ? suggestion(rule, ruleSet) : "")));
           }
         }
         if (ok) {
@@ -305,6 +320,17 @@ public final class ConfigLoader {
             operationOrigins.put(op.name(), at);
           }
         }
+      }
+    }
+    over(operations.size(), RuleSet.MAX_OPERATIONS, "operations",
+        operationOrigins.values().stream().map(l -> l.get(0)).toList(), problems);
+    over(attributes.size(), RuleSet.MAX_ATTRIBUTES, "attributes", attributeOrigins.values(), problems);
+    for (Map<String, List<String>> lists : List.of(allow, deny)) {
+      long entries = lists.values().stream().mapToLong(List::size).sum();
+      if (entries > RuleSet.MAX_LIST_ENTRIES_TOTAL) {
+        problems.add(ConfigProblem.at(ConfigLocation.of("?"), "the " + (lists == allow ? "allow" : "deny")
+            + " lists of all rules hold " + entries + " entries together; the maximum is "
+            + RuleSet.MAX_LIST_ENTRIES_TOTAL));
       }
     }
     if (!problems.isEmpty()) {
@@ -324,6 +350,15 @@ public final class ConfigLoader {
         tierOrigins, allow, deny, auditOrigins);
   }
 
+  /** Adds a problem at the first of {@code origins} beyond {@code max} if there are more than that. */
+  private static void over(int count, int max, String what, java.util.Collection<ConfigLocation> origins,
+      List<ConfigProblem> problems) {
+    if (count > max) {
+      ConfigLocation at = origins.stream().skip(max).findFirst().orElse(ConfigLocation.of("?"));
+      problems.add(ConfigProblem.at(at, "the files define " + count + " " + what + "; the maximum is " + max));
+    }
+  }
+
   /**
    * A warning for each rule that audits an attribute no operation over it names (in an item's
    * key, {@code when} or {@code unless}): only operations carry attributes, and one that does not
@@ -331,6 +366,30 @@ public final class ConfigLoader {
    */
   private static List<ConfigProblem> auditWarnings(RuleSet rules, List<Operation> operations,
       Map<String, ConfigLocation> auditOrigins) {
+    // Each operation is read once, for the audited rules its items name (not each rule against
+    // every operation: that was quadratic in a large configuration).
+    Map<String, List<String>> over = new HashMap<>();
+    Set<String> named = new HashSet<>();
+    for (Operation op : operations) {
+      Set<String> audited = new HashSet<>();
+      for (OperationItem it : op.items()) {
+        Rule r = rules.get(it.rule());
+        if (r != null && r.audit() != null && audited.add(r.name())) {
+          List<String> ops = over.computeIfAbsent(r.name(), k -> new ArrayList<>());
+          if (ops.size() < 4) {
+            ops.add(op.name());
+          }
+          String attribute = r.audit().attribute();
+          for (OperationItem other : op.items()) {
+            if (attribute.equals(other.when()) || attribute.equals(other.unless())
+                || other.placeholders().contains(attribute)) {
+              named.add(r.name());
+              break;
+            }
+          }
+        }
+      }
+    }
     List<ConfigProblem> out = new ArrayList<>();
     for (Rule r : rules.rules()) {
       if (r.audit() == null) {
@@ -338,28 +397,15 @@ public final class ConfigLoader {
       }
       String attribute = r.audit().attribute();
       ConfigLocation at = auditOrigins.getOrDefault(r.name(), ConfigLocation.of("?"));
-      List<String> over = new ArrayList<>();
-      boolean named = false;
-      for (Operation op : operations) {
-        boolean uses = false;
-        boolean names = false;
-        for (OperationItem it : op.items()) {
-          names |= attribute.equals(it.when()) || attribute.equals(it.unless()) || it.placeholders().contains(attribute);
-          uses |= it.rule().equals(r.name());
-        }
-        if (uses) {
-          over.add(op.name());
-          named |= names;
-        }
-      }
-      if (over.isEmpty()) {
+      List<String> ops = over.getOrDefault(r.name(), List.of());
+      if (ops.isEmpty()) {
         out.add(ConfigProblem.at(at, "rule '" + r.name() + "' audits attribute '" + attribute + "', but no operation "
             + "has an item of this rule; only requests made through an operation carry attributes, so nothing "
             + "would be recorded"));
-      } else if (!named) {
+      } else if (!named.contains(r.name())) {
         out.add(ConfigProblem.at(at, "rule '" + r.name() + "' audits attribute '" + attribute + "', which no operation"
-            + " over it names (" + String.join(", ", over.subList(0, Math.min(3, over.size())))
-            + (over.size() > 3 ? ", ..." : "") + "); requests that lack it are not recorded"));
+            + " over it names (" + String.join(", ", ops.subList(0, Math.min(3, ops.size())))
+            + (ops.size() > 3 ? ", ..." : "") + "); requests that lack it are not recorded"));
       }
     }
     return out;

@@ -26,8 +26,6 @@ import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.spi.Batch;
-import dev.sluice.spi.PolicyKind;
-import dev.sluice.spi.PolicyRecord;
 import dev.sluice.spi.PolicyStore;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
@@ -98,9 +96,11 @@ public final class Engine implements RateLimiter {
    * @param ticker the clock of cached bans and denials, and of the expiries policies are given
    * @param denialCacheKeys how many denials of the store to keep (see {@link DenialCache}); 0 for
    *     none. Ignored on a local store, which answers as fast as a cache would.
+   * @param maxPolicyBytes the most bytes the cache of the store's policies holds ({@link PolicyCache})
    */
   public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
-      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper, Ticker ticker, int denialCacheKeys) {
+      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper, Ticker ticker, int denialCacheKeys,
+      long maxPolicyBytes) {
     PolicyStore ps;
     try {
       ps = store.policies();
@@ -119,7 +119,8 @@ public final class Engine implements RateLimiter {
     this.listeners = listeners.toArray(new DecisionListener[0]);
     this.sleeper = sleeper;
     this.ticker = ticker;
-    this.policyCache = new PolicyCache(ps, store.isLocal(), rules);
+    this.policyCache = new PolicyCache(ps, store.isLocal(), rules, true, maxPolicyBytes,
+        new PolicyLog(ticker, this.listeners));
     this.denials = denialCacheKeys > 0 && !store.isLocal() ? new DenialCache(denialCacheKeys) : null;
     this.fleet = ps == null || store.isLocal() ? null : new Fleet(ps, ticker);
     if (fleet != null) {
@@ -477,23 +478,8 @@ public final class Engine implements RateLimiter {
     if (d.blockedMs() > 0 && policyStore != null) {
       long until = nowMillis() + d.blockedMs();
       if (policyCache.learnBan(d.rule(), d.key(), until)) {
-        recordBan(d.rule(), d.key(), until);
+        policyCache.recordBan(d.rule(), d.key(), until);
       }
-    }
-  }
-
-  private void recordBan(String rule, String key, long untilMillis) {
-    try {
-      policyStore.put(new PolicyRecord(PolicyKind.BAN, rule, key, "automatic", untilMillis))
-          .whenComplete((v, err) -> {
-            if (err != null) {
-              System.getLogger(Engine.class.getName()).log(System.Logger.Level.WARNING,
-                  "recording the ban of key '" + key + "' under rule '" + rule + "' failed: " + err);
-            }
-          });
-    } catch (RuntimeException e) {
-      System.getLogger(Engine.class.getName()).log(System.Logger.Level.WARNING,
-          "recording the ban of key '" + key + "' under rule '" + rule + "' failed: " + e);
     }
   }
 

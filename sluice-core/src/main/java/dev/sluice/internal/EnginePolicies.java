@@ -36,7 +36,6 @@ import java.util.function.Supplier;
  *
  */
 final class EnginePolicies implements Policies {
-  private static final System.Logger LOG = System.getLogger(EnginePolicies.class.getName());
   private static final String MANUAL = "manual";
   private static final String AUTOMATIC = "automatic";
 
@@ -64,7 +63,8 @@ final class EnginePolicies implements Policies {
             + (rs.tiers().isEmpty() ? "none" : String.join(", ", rs.tiers().keySet())));
       }
       checkWindows(r, windows);
-      PolicyRecord record = new PolicyRecord(PolicyKind.LIMIT, rule, key, PolicyCache.encodeLimit(limit), 0);
+      PolicyRecord record = new PolicyRecord(PolicyKind.LIMIT, rule, key, LiveLimits.encode(limit), 0);
+      cache.checkRoom(record);
       return store.put(record).thenApply(v -> {
         cache.apply(record, null);
         return null;
@@ -76,7 +76,7 @@ final class EnginePolicies implements Policies {
   public CompletionStage<Optional<LiveLimit>> limit(String rule, String key) {
     return checked(() -> {
       engine.validateKey(rule, key);
-      return store.get(PolicyKind.LIMIT, rule, key).thenApply(o -> o.flatMap(EnginePolicies::decode));
+      return store.get(PolicyKind.LIMIT, rule, key).thenApply(o -> o.flatMap(this::decode));
     });
   }
 
@@ -114,6 +114,7 @@ final class EnginePolicies implements Policies {
         throw new IllegalArgumentException("until must be in the future, was " + until);
       }
       PolicyRecord record = new PolicyRecord(PolicyKind.BAN, rule, key, MANUAL, untilMillis);
+      cache.checkRoom(record);
       return store.put(record).thenApply(v -> {
         cache.apply(record, null);
         return null;
@@ -160,6 +161,7 @@ final class EnginePolicies implements Policies {
         }
       }
       PolicyRecord record = new PolicyRecord(k, rule, entry, "", 0);
+      cache.checkRoom(record);
       return store.put(record).thenApply(v -> {
         cache.apply(record, null);
         return null;
@@ -271,12 +273,13 @@ final class EnginePolicies implements Policies {
         AUTOMATIC.equals(r.value()));
   }
 
-  private static Optional<LiveLimit> decode(PolicyRecord r) {
+  private Optional<LiveLimit> decode(PolicyRecord r) {
     try {
-      return Optional.of(PolicyCache.decodeLimit(r.value()));
+      return Optional.of(LiveLimits.decode(r.value()));
     } catch (IllegalArgumentException e) {
-      LOG.log(System.Logger.Level.WARNING, "live limit of rule '" + r.rule() + "', key '" + r.key() + "' unreadable: "
-          + e.getMessage());
+      // A listing reads every record of a page: throttled, as the decisions' warnings are.
+      cache.warn(PolicyLog.RECORD_UNREADABLE, () -> "a live limit of rule '" + r.rule() + "' is unreadable: "
+          + PolicyLog.withoutKey(e.getMessage(), r.key()));
       return Optional.empty();
     }
   }

@@ -2,14 +2,14 @@ package dev.sluice.internal;
 
 import dev.sluice.ListKind;
 import dev.sluice.LiveLimit;
+import dev.sluice.PolicyFullException;
 import dev.sluice.RuleSet;
-import dev.sluice.Window;
 import dev.sluice.memory.MemoryPolicyStore;
+import dev.sluice.memory.PolicyBytes;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
 import dev.sluice.spi.PolicyStore;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -36,9 +36,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and retried at the next tick; the policies stay as last read. A change made through this
  * limiter's own {@link dev.sluice.Policies} is applied here at once ({@link #apply}).
  *
- * <p>Bounds: at most {@value #MAX_LIMITS} live limits, {@value #MAX_BANS} bans,
+ * <p>Bounds: the records held take at most {@code maxBytes} bytes of heap as {@link PolicyBytes}
+ * counts them, and are at most {@value #MAX_LIMITS} live limits, {@value #MAX_BANS} bans,
  * {@value #MAX_RULES} rules with policies, and {@link RuleSet#MAX_LIST_ENTRIES} run-time entries
- * per list; what is beyond is left out (and logged).
+ * per list; what is read beyond is left out (and logged, throttled: {@link PolicyLog}). A change
+ * made through this limiter that would not fit is refused before the store is written
+ * ({@link #checkRoom}).
+ *
+ * <p>A store whose version goes back (a Redis restarted empty, or flushed) has lost its
+ * records: the next read says once, at WARN, how many this limiter held ({@link PolicyLog#lost}).
  */
 public final class PolicyCache implements AutoCloseable {
   static final long POLL_MILLIS = 250;
@@ -46,6 +52,8 @@ public final class PolicyCache implements AutoCloseable {
   static final int MAX_LIMITS = 1_000_000;
   static final int MAX_BANS = 1_000_000;
   static final int MAX_RULES = 10_000;
+  /** The default bound on the bytes of records held: an eighth of the maximum heap. */
+  static final long DEFAULT_MAX_BYTES = Runtime.getRuntime().maxMemory() / 8;
   /** How long a read of the store may take before the poll gives up on it (and retries). */
   static final long READ_TIMEOUT_MILLIS = 10_000;
 
@@ -114,21 +122,33 @@ public final class PolicyCache implements AutoCloseable {
   private volatile long seen = -1;
   private final AtomicInteger limitCount = new AtomicInteger();
   private final AtomicInteger banCount = new AtomicInteger();
+  private final long maxBytes;
+  /** Bytes of the records held ({@link PolicyBytes}); written under this object's lock. */
+  private volatile long bytes;
+  private final PolicyLog log;
   /** Increased by each change applied from this limiter: a poll read before it must not undo it. */
   private volatile long localEpoch;
   private boolean failing;
-  private boolean warnedFull;
 
   /**
    * @param store the store's policies, null if it keeps none (then only configured lists apply)
    * @param isLocal whether the store answers in process (read synchronously, no thread)
    */
   public PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules) {
-    this(store, isLocal, rules, true);
+    this(store, isLocal, rules, true, DEFAULT_MAX_BYTES, PolicyLog.quiet());
   }
 
-  /** @param schedule whether a remote store is polled on a thread (else by {@link #pollOnce}) */
   PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules, boolean schedule) {
+    this(store, isLocal, rules, schedule, DEFAULT_MAX_BYTES, PolicyLog.quiet());
+  }
+
+  /**
+   * @param schedule whether a remote store is polled on a thread (else by {@link #pollOnce})
+   * @param maxBytes the most bytes of records held
+   */
+  PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules, boolean schedule, long maxBytes, PolicyLog log) {
+    this.maxBytes = maxBytes;
+    this.log = log;
     this.store = store;
     this.rules = rules;
     this.local = isLocal && store instanceof MemoryPolicyStore m ? m : null;
@@ -201,11 +221,82 @@ public final class PolicyCache implements AutoCloseable {
       full("bans", MAX_BANS);
       return false;
     }
+    if (old == null && bytes + PolicyBytes.ban(key) > maxBytes) {
+      fullBytes();
+      return false;
+    }
     localEpoch++;
     if (p.bans.put(key, untilMillis) == null) {
       banCount.incrementAndGet();
+      bytes += PolicyBytes.ban(key);
     }
     return true;
+  }
+
+  /**
+   * Refuses a change to be made through this limiter that this cache could not hold, before the
+   * store is written: {@link PolicyFullException} when the records held leave no room for it,
+   * {@link IllegalArgumentException} when it is larger than the whole bound.
+   */
+  public synchronized void checkRoom(PolicyRecord r) {
+    long b = PolicyBytes.cached(r);
+    if (b > maxBytes) {
+      throw new IllegalArgumentException("the record takes about " + b + " bytes, more than this instance's cache of "
+          + "policies may hold (" + maxBytes + " bytes)");
+    }
+    if (bytes - heldBytes(r) + b > maxBytes) {
+      throw new PolicyFullException("this instance's cache of the store's policies holds " + bytes + " of its "
+          + maxBytes + " bytes (maxPolicyBytes: by default an eighth of the maximum heap), and this record "
+          + "takes about " + b + "; remove some (or let bans expire) before adding more");
+    }
+  }
+
+  /** The bytes of the record of {@code r}'s kind, rule and key held now (0 if none): a put replaces it. */
+  private long heldBytes(PolicyRecord r) {
+    RulePolicies p = byRule.get(r.rule());
+    if (p == null) {
+      return 0;
+    }
+    return switch (r.kind()) {
+      case LIMIT -> {
+        LiveLimit l = p.limits.get(r.key());
+        yield l == null ? 0 : PolicyBytes.limit(r.key(), l);
+      }
+      case BAN -> p.bans.containsKey(r.key()) ? PolicyBytes.ban(r.key()) : 0;
+      case ALLOW -> p.runtimeAllow.contains(r.key()) ? PolicyBytes.entry(r.key()) : 0;
+      case DENY -> p.runtimeDeny.contains(r.key()) ? PolicyBytes.entry(r.key()) : 0;
+    };
+  }
+
+  /** A warning of the policy path, throttled and counted ({@link PolicyLog#warn}). */
+  void warn(String kind, java.util.function.Supplier<String> message) {
+    log.warn(kind, message);
+  }
+
+  /** Bytes of the records held. */
+  public long bytes() {
+    return bytes;
+  }
+
+  /** The most bytes of records held. */
+  public long maxBytes() {
+    return maxBytes;
+  }
+
+  /**
+   * Writes the record of an automatic ban this limiter learned, for every instance and for
+   * listings; a failure (the store's record cap, a timeout) is logged, throttled, without the key.
+   */
+  void recordBan(String rule, String key, long untilMillis) {
+    try {
+      store.put(new PolicyRecord(PolicyKind.BAN, rule, key, "automatic", untilMillis)).whenComplete((v, err) -> {
+        if (err != null) {
+          log.banNotRecorded(rule, key, err);
+        }
+      });
+    } catch (RuntimeException e) {
+      log.banNotRecorded(rule, key, e);
+    }
   }
 
   /** Applies one change made through this limiter at once, without waiting for the next read. */
@@ -249,7 +340,7 @@ public final class PolicyCache implements AutoCloseable {
           applyChanges(c, localEpoch);
         }
       } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "reading the memory store's policies failed: " + e);
+        log.warn(PolicyLog.READ_FAILED, () -> "reading the memory store's policies failed: " + e);
       }
     }
   }
@@ -369,14 +460,18 @@ public final class PolicyCache implements AutoCloseable {
         }
         return p;
       };
-      int[] counts = new int[2];
+      long[] counts = new long[3];
       for (List<PolicyRecord> records : all.values()) {
         for (PolicyRecord r : records) {
           put(r, new HashSet<>(), at.apply(r.rule()), counts);
         }
       }
-      limitCount.set(counts[0]);
-      banCount.set(counts[1]);
+      if (seen > version) {
+        PolicyLoss.report(byRule, fresh, log.nowMillis(), seen, version, log);
+      }
+      limitCount.set((int) counts[0]);
+      banCount.set((int) counts[1]);
+      bytes = counts[2];
       byRule = Collections.unmodifiableMap(fresh);
       rebuildLists(rules, null);
       seen = version;
@@ -399,49 +494,55 @@ public final class PolicyCache implements AutoCloseable {
   }
 
   /**
-   * Puts one record into {@code p} (null: left out); counts go to {@code counts} (limits, bans)
-   * when given, else to this cache's.
+   * Puts one record into {@code p} (null: left out); counts go to {@code counts} (limits, bans,
+   * bytes) when given, else to this cache's.
    */
-  private void put(PolicyRecord r, Set<String> listsTouched, RulePolicies p, int[] counts) {
+  private void put(PolicyRecord r, Set<String> listsTouched, RulePolicies p, long[] counts) {
     if (p == null) {
       return;
     }
+    long held = counts != null ? counts[2] : bytes;
     switch (r.kind()) {
       case LIMIT -> {
         LiveLimit l;
         try {
-          l = decodeLimit(r.value());
+          l = LiveLimits.decode(r.value());
         } catch (IllegalArgumentException e) {
-          LOG.log(System.Logger.Level.WARNING, "live limit of rule '" + r.rule() + "', key '" + r.key()
-              + "' left out: " + e.getMessage());
+          log.warn(PolicyLog.RECORD_UNREADABLE, () -> "a live limit of rule '" + r.rule() + "' left out: "
+              + PolicyLog.withoutKey(e.getMessage(), r.key()));
           return;
         }
-        int held = counts != null ? counts[0] : limitCount.get();
-        if (!p.limits.containsKey(r.key()) && held >= MAX_LIMITS) {
+        long heldLimits = counts != null ? counts[0] : limitCount.get();
+        LiveLimit old = p.limits.get(r.key());
+        if (old == null && heldLimits >= MAX_LIMITS) {
           full("live limits", MAX_LIMITS);
           return;
         }
-        if (p.limits.put(r.key(), l) == null) {
-          if (counts != null) {
-            counts[0]++;
-          } else {
-            limitCount.incrementAndGet();
-          }
+        long b = PolicyBytes.limit(r.key(), l) - (old == null ? 0 : PolicyBytes.limit(r.key(), old));
+        if (b > 0 && held + b > maxBytes) {
+          fullBytes();
+          return;
         }
+        if (p.limits.put(r.key(), l) == null) {
+          count(counts, 0, 1);
+        }
+        count(counts, 2, b);
       }
       case BAN -> {
         long until = r.expiresAtMillis() == 0 ? Long.MAX_VALUE : r.expiresAtMillis();
-        int held = counts != null ? counts[1] : banCount.get();
-        if (!p.bans.containsKey(r.key()) && held >= MAX_BANS) {
+        long heldBans = counts != null ? counts[1] : banCount.get();
+        boolean known = p.bans.containsKey(r.key());
+        if (!known && heldBans >= MAX_BANS) {
           full("bans", MAX_BANS);
           return;
         }
+        if (!known && held + PolicyBytes.ban(r.key()) > maxBytes) {
+          fullBytes();
+          return;
+        }
         if (p.bans.put(r.key(), until) == null) {
-          if (counts != null) {
-            counts[1]++;
-          } else {
-            banCount.incrementAndGet();
-          }
+          count(counts, 1, 1);
+          count(counts, 2, PolicyBytes.ban(r.key()));
         }
       }
       case ALLOW, DENY -> {
@@ -454,13 +555,32 @@ public final class PolicyCache implements AutoCloseable {
         try {
           AccessList.parseEntry(r.key());
         } catch (IllegalArgumentException e) {
-          LOG.log(System.Logger.Level.WARNING, "list entry of rule '" + r.rule() + "' left out: " + e.getMessage());
+          log.warn(PolicyLog.RECORD_UNREADABLE, () -> "an entry of a list of rule '" + r.rule() + "' left out: "
+              + PolicyLog.withoutKey(e.getMessage(), r.key()));
+          return;
+        }
+        if (!entries.contains(r.key()) && held + PolicyBytes.entry(r.key()) > maxBytes) {
+          fullBytes();
           return;
         }
         if (entries.add(r.key())) {
           listsTouched.add(r.rule());
+          count(counts, 2, PolicyBytes.entry(r.key()));
         }
       }
+    }
+  }
+
+  /** Adds {@code n} to {@code counts[i]} when given, else to this cache's count {@code i} (limits, bans, bytes). */
+  private void count(long[] counts, int i, long n) {
+    if (counts != null) {
+      counts[i] += n;
+    } else if (i == 0) {
+      limitCount.addAndGet((int) n);
+    } else if (i == 1) {
+      banCount.addAndGet((int) n);
+    } else {
+      bytes += n;
     }
   }
 
@@ -471,23 +591,22 @@ public final class PolicyCache implements AutoCloseable {
     }
     switch (r.kind()) {
       case LIMIT -> {
-        if (p.limits.remove(r.key()) != null) {
+        LiveLimit old = p.limits.remove(r.key());
+        if (old != null) {
           limitCount.decrementAndGet();
+          bytes -= PolicyBytes.limit(r.key(), old);
         }
       }
       case BAN -> {
         if (p.bans.remove(r.key()) != null) {
           banCount.decrementAndGet();
+          bytes -= PolicyBytes.ban(r.key());
         }
       }
-      case ALLOW -> {
-        if (p.runtimeAllow.remove(r.key())) {
+      case ALLOW, DENY -> {
+        if ((r.kind() == PolicyKind.ALLOW ? p.runtimeAllow : p.runtimeDeny).remove(r.key())) {
           listsTouched.add(r.rule());
-        }
-      }
-      case DENY -> {
-        if (p.runtimeDeny.remove(r.key())) {
-          listsTouched.add(r.rule());
+          bytes -= PolicyBytes.entry(r.key());
         }
       }
     }
@@ -562,45 +681,12 @@ public final class PolicyCache implements AutoCloseable {
   }
 
   private void full(String what, int max) {
-    if (!warnedFull) {
-      warnedFull = true;
-      LOG.log(System.Logger.Level.WARNING, "the limiter caches at most " + max + " " + what
-          + "; the rest are not applied by this instance");
-    }
+    log.warn(PolicyLog.CACHE_FULL, () -> "the limiter caches at most " + max + " " + what
+        + "; the rest are not applied by this instance");
   }
 
-  /** A live limit as a record's value: {@code tier:<name>} or {@code 10/PT1M,100/PT1H}. */
-  public static String encodeLimit(LiveLimit l) {
-    if (l.tier() != null) {
-      return "tier:" + l.tier();
-    }
-    StringBuilder sb = new StringBuilder();
-    for (Window w : l.windows()) {
-      if (sb.length() > 0) {
-        sb.append(',');
-      }
-      sb.append(w.limit()).append('/').append(w.period());
-    }
-    return sb.toString();
-  }
-
-  /** @throws IllegalArgumentException if {@code value} is not an encoded live limit */
-  public static LiveLimit decodeLimit(String value) {
-    if (value.startsWith("tier:")) {
-      return LiveLimit.tier(value.substring(5));
-    }
-    List<Window> ws = new ArrayList<>();
-    for (String part : value.split(",", -1)) {
-      int slash = part.indexOf('/');
-      if (slash <= 0) {
-        throw new IllegalArgumentException("'" + value + "' is not a live limit");
-      }
-      try {
-        ws.add(new Window(Long.parseLong(part.substring(0, slash)), Duration.parse(part.substring(slash + 1))));
-      } catch (RuntimeException e) {
-        throw new IllegalArgumentException("'" + value + "' is not a live limit: " + e.getMessage());
-      }
-    }
-    return LiveLimit.windows(ws);
+  private void fullBytes() {
+    log.warn(PolicyLog.CACHE_FULL, () -> "the limiter's cache of policies holds " + bytes + " of its " + maxBytes
+        + " bytes; records beyond are not applied by this instance");
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.memory;
 
+import dev.sluice.PolicyFullException;
 import dev.sluice.StoreException;
 import dev.sluice.Ticker;
 import dev.sluice.spi.PolicyChanges;
@@ -36,8 +37,10 @@ import java.util.function.BinaryOperator;
  * {@link #currentVersion()}, which limiters read on every decision, does not look at the clock:
  * a limiter checks the expiry of the bans it caches by itself.
  *
- * <p>Bounds: at most {@value #MAX_RECORDS} records of all kinds (a put beyond fails with
- * {@link StoreException}), the change log, and for sketches at most {@value #MAX_SKETCH_RULES}
+ * <p>Bounds: records of all kinds hold at most {@link #maxBytes()} bytes of heap, counted with
+ * the copy a limiter caches ({@link PolicyBytes#inProcess}), and are at most {@value
+ * #MAX_RECORDS}; a put beyond fails with {@link PolicyFullException} naming the bound, a record
+ * larger than the whole bound with {@link IllegalArgumentException}; the change log, and for sketches at most {@value #MAX_SKETCH_RULES}
  * rules, {@value #MAX_SKETCHES_PER_MINUTE} unmerged sketches of {@value #MAX_SKETCH_CHARS} chars
  * per (rule, minute).
  *
@@ -81,6 +84,9 @@ public final class MemoryPolicyStore implements PolicyStore {
   private final TreeSet<Expiry> expiries = new TreeSet<>();
   private final ArrayDeque<Change> changes = new ArrayDeque<>();
   private int size;
+  private final long maxBytes;
+  /** Bytes of the records held, as {@link PolicyBytes#inProcess} counts them. */
+  private long bytes;
   /** Written under the lock; read without it by {@link #currentVersion()}. */
   private volatile long version;
   /** A reader at a version below this one has missed changes no longer logged. */
@@ -92,8 +98,18 @@ public final class MemoryPolicyStore implements PolicyStore {
   private volatile BanListener banListener;
   private volatile BiFunction<String, String, List<String>> auditSource;
 
+  /** With a sixteenth of the maximum heap for records: a quarter of the memory store's default bytes. */
   public MemoryPolicyStore(Ticker ticker) {
+    this(ticker, Runtime.getRuntime().maxMemory() / 16);
+  }
+
+  /** @param maxBytes the most heap bytes records may hold, with a limiter's copy of them */
+  public MemoryPolicyStore(Ticker ticker, long maxBytes) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
+    if (maxBytes < 1) {
+      throw new IllegalArgumentException("maxBytes must be >= 1, was " + maxBytes);
+    }
+    this.maxBytes = maxBytes;
     for (PolicyKind k : PolicyKind.values()) {
       records.put(k, new TreeMap<>(UTF8_ORDER));
     }
@@ -154,9 +170,21 @@ public final class MemoryPolicyStore implements PolicyStore {
       TreeMap<String, PolicyRecord> m = records.get(record.kind());
       PolicyRecord old = m.get(cursor);
       if (old == null && size >= MAX_RECORDS) {
-        return CompletableFuture.failedFuture(new StoreException("the memory store holds " + MAX_RECORDS
+        return CompletableFuture.failedFuture(new PolicyFullException("the memory store holds " + MAX_RECORDS
             + " policy records, its maximum; remove some before adding more"));
       }
+      long b = PolicyBytes.inProcess(record);
+      if (b > maxBytes) {
+        return CompletableFuture.failedFuture(new IllegalArgumentException("the record takes about " + b
+            + " bytes, more than all policy records of the memory store may hold (" + maxBytes + " bytes)"));
+      }
+      long freed = old == null ? 0 : PolicyBytes.inProcess(old);
+      if (bytes - freed + b > maxBytes) {
+        return CompletableFuture.failedFuture(new PolicyFullException("the memory store's policy records hold "
+            + bytes + " of their " + maxBytes + " bytes (a quarter of the store's bytes, --max-store-bytes), and this "
+            + "one takes about " + b + "; remove some (or let bans expire) before adding more"));
+      }
+      bytes += b - freed;
       if (old != null && old.expiresAtMillis() != 0) {
         expiries.remove(new Expiry(old.expiresAtMillis(), old.kind(), cursor));
       }
@@ -324,6 +352,16 @@ public final class MemoryPolicyStore implements PolicyStore {
     }
   }
 
+  /** The most heap bytes records may hold, counted with a limiter's copy. */
+  public long maxBytes() {
+    return maxBytes;
+  }
+
+  /** Heap bytes the records held take, counted with a limiter's copy (expired ones not yet removed included). */
+  public synchronized long bytes() {
+    return bytes;
+  }
+
   /** Records held, of every kind (expired ones not yet removed included). */
   public synchronized int size() {
     return size;
@@ -354,6 +392,7 @@ public final class MemoryPolicyStore implements PolicyStore {
       return false;
     }
     size--;
+    bytes -= PolicyBytes.inProcess(old);
     if (old.expiresAtMillis() != 0) {
       expiries.remove(new Expiry(old.expiresAtMillis(), kind, cursor));
     }

@@ -1194,7 +1194,9 @@ public final class MemoryStore implements Store {
       synchronized (tables) {
         p = policies;
         if (p == null) {
-          p = new MemoryPolicyStore(ticker);
+          // Policy records have a bound of their own, beside the keys' (which each rule's share is
+          // carved from): a quarter of the store's bytes.
+          p = new MemoryPolicyStore(ticker, Math.max(1, budget.maxBytes() / 4));
           // The decision side of bans and audit lives here, beside the keys' states: the policy
           // store tells this store of ban records and reads audit lists from it.
           p.banListener(new MemoryPolicyStore.BanListener() {

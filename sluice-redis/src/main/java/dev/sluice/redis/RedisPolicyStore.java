@@ -1,5 +1,6 @@
 package dev.sluice.redis;
 
+import dev.sluice.PolicyFullException;
 import dev.sluice.StoreException;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
@@ -456,11 +457,13 @@ final class RedisPolicyStore implements PolicyStore {
     }
     if (c instanceof RedisCommandExecutionException && c.getMessage() != null) {
       String m = c.getMessage();
-      for (String refusal : List.of("POLICYFULL ", "SKETCH ")) {
-        int at = m.indexOf(refusal);
-        if (at >= 0) {
-          throw new CompletionException(new IllegalArgumentException(m.substring(at + refusal.length())));
-        }
+      int full = m.indexOf("POLICYFULL ");
+      if (full >= 0) {
+        throw new CompletionException(new PolicyFullException(m.substring(full + "POLICYFULL ".length())));
+      }
+      int sketch = m.indexOf("SKETCH ");
+      if (sketch >= 0) {
+        throw new CompletionException(new IllegalArgumentException(m.substring(sketch + "SKETCH ".length())));
       }
       if (!StoreErrors.isOutage(m)) {
         throw new CompletionException(new StoreException("the Redis store refused the policy command: " + m, c));

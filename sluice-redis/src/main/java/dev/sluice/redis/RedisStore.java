@@ -94,7 +94,8 @@ public final class RedisStore implements Store {
     this.names = new KeyNames(b.prefix);
     this.slackMillis = b.ttlSlack.toMillis();
     this.siblings = new StateSiblings(link, names);
-    this.policies = new RedisPolicyStore(link, b.prefix, siblings);
+    this.policies = new RedisPolicyStore(link, b.prefix, siblings, RedisPolicyStore.LOG_SIZE,
+        RedisPolicyStore.MAX_CHANGES, b.policyRecords);
   }
 
   /**
@@ -525,9 +526,16 @@ public final class RedisStore implements Store {
     private ClientResources clientResources;
     private RedisClient client;
     private RedisClusterClient clusterClient;
+    private int policyRecords = RedisPolicyStore.MAX_RECORDS;
 
     private Builder(String uri) {
       this.uri = Objects.requireNonNull(uri, "uri");
+    }
+
+    /** Policy records of one kind the store keeps at most; smaller than the default in tests only. */
+    Builder policyRecords(int n) {
+      this.policyRecords = n;
+      return this;
     }
 
     /**

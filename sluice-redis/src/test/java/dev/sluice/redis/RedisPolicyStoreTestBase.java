@@ -315,8 +315,9 @@ abstract class RedisPolicyStoreTestBase {
     for (int i = 0; i < 3; i++) {
       join(small.put(record(PolicyKind.DENY, "r", "k" + i, "")));
     }
-    assertRefused(small.put(record(PolicyKind.DENY, "r", "k3", "")),
-        "the store keeps at most 3 deny records: remove some, or let them expire");
+    assertThatThrownBy(() -> join(small.put(record(PolicyKind.DENY, "r", "k3", ""))))
+        .isInstanceOf(CompletionException.class).cause().isInstanceOf(dev.sluice.PolicyFullException.class)
+        .hasMessage("the store keeps at most 3 deny records: remove some, or let them expire");
     assertThat(join(small.put(record(PolicyKind.DENY, "r", "k0", "again")))).isEqualTo(4);
     assertThat(join(small.put(record(PolicyKind.ALLOW, "r", "k3", "")))).isEqualTo(5);
   }

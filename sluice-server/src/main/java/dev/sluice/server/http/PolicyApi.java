@@ -23,6 +23,7 @@ import dev.sluice.LiveLimit;
 import dev.sluice.Offender;
 import dev.sluice.Page;
 import dev.sluice.Policies;
+import dev.sluice.PolicyFullException;
 import dev.sluice.RateLimiter;
 import dev.sluice.RuleSet;
 import dev.sluice.UnknownRuleException;
@@ -627,7 +628,8 @@ final class PolicyApi {
   // ---- answers
 
   /**
-   * {@code stage}'s answer: now if it is there, else later. The policies' refusals become 400s;
+   * {@code stage}'s answer: now if it is there, else later. The policies' refusals become 400s
+   * (507 when the policies held are at their bound);
    * an argument they refuse without saying which is answered with {@code code}, the one of the
    * request's field that can be wrong by then.
    */
@@ -650,6 +652,11 @@ final class PolicyApi {
     }
     if (c instanceof UnsupportedOperationException) {
       return HttpApi.error(unsupported());
+    }
+    if (c instanceof PolicyFullException) {
+      // 507 Insufficient Storage: the request is fine, the policies held are at their bound.
+      return HttpApi.error(new ApiException(507, "policies_full", ClientMessages.of(c,
+          "the policies held are at their bound; remove some before adding more")));
     }
     if (c instanceof IllegalArgumentException) {
       return HttpApi.error(ApiException.badRequest(code, ClientMessages.of(c, "the request is not valid")));

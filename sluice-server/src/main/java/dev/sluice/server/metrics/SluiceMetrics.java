@@ -42,6 +42,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code sluice_store_errors_total{rule}} — store calls that failed or timed out;
  *   <li>{@code sluice_denial_cache_answers_total{rule}} — items a remote store had just denied,
  *       denied again by this instance without a store call (the denial cache);
+ *   <li>{@code sluice_policy_warnings_total{kind}} — problems of the policy path that requests can
+ *       cause, logged at most once every 10 s per kind: {@code ban_not_recorded},
+ *       {@code cache_full}, {@code record_unreadable}, {@code read_failed} (see
+ *       {@link DecisionListener#onPolicyWarning});
+ *   <li>{@code sluice_policy_records_lost_total{kind}} — records ({@code limit}, {@code ban},
+ *       {@code list_entry}) this instance held that a reset of the store took away;
  *   <li>{@code sluice_store_errors_by_kind_total{kind}} — the same calls by kind: {@code timeout},
  *       {@code overloaded} (not made: too many calls waited), {@code unavailable} (any other
  *       outage), each of which degraded a decision, and {@code rejected} (the store could not
@@ -68,6 +74,8 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   private final ConcurrentHashMap<String, Counter> storeErrorKinds = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Timer> latency = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> cachedDenials = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> policyWarnings = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> policyLost = new ConcurrentHashMap<>();
   private final Counter reloadsOk;
   private final Counter reloadsFailed;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
@@ -148,6 +156,20 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   public void onCachedDenial(String rule, String key) {
     cachedDenials.computeIfAbsent(rule, r -> Counter.builder("sluice.denial.cache.answers").tag("rule", r)
         .description("Items denied from the denial cache, without a store call").register(registry)).increment();
+  }
+
+  @Override
+  public void onPolicyWarning(String kind) {
+    policyWarnings.computeIfAbsent(kind, k -> Counter.builder("sluice.policy.warnings").tag("kind", k)
+        .description("Problems of the policy path, each counted, logged at most once every 10 s per kind")
+        .register(registry)).increment();
+  }
+
+  @Override
+  public void onPolicyRecordsLost(String kind, long count) {
+    policyLost.computeIfAbsent(kind, k -> Counter.builder("sluice.policy.records.lost").tag("kind", k)
+        .description("Policy records this instance held that a reset of the store took away")
+        .register(registry)).increment(count);
   }
 
   @Override
