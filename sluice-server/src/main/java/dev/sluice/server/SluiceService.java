@@ -42,9 +42,13 @@ public final class SluiceService implements AutoCloseable {
    * @param shutdownGrace how long shutdown keeps serving, {@code /readyz} failing, before it
    *     refuses new connections
    * @param denialCacheKeys how many denials of a remote store the limiter keeps; 0 for none
+   * @param maxInFlight the most requests the server holds at once; 0 for its default (1024, or
+   *     fewer on a small heap)
+   * @param maxConnections the most connections the server holds at once
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
-      Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace, int denialCacheKeys) {
+      Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace, int denialCacheKeys,
+      int maxInFlight, int maxConnections) {
     public Settings {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(host, "host");
@@ -59,17 +63,25 @@ public final class SluiceService implements AutoCloseable {
       if (denialCacheKeys < 0) {
         throw new IllegalArgumentException("denialCacheKeys must be >= 0, was " + denialCacheKeys);
       }
+      if (maxInFlight < 0) {
+        throw new IllegalArgumentException("maxInFlight must be >= 1 (or 0 for the default), was " + maxInFlight);
+      }
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("maxConnections must be >= 1, was " + maxConnections);
+      }
     }
 
     /**
      * Defaults: {@code 127.0.0.1}, port 8080, a check every 500 ms, no admin token, no shutdown
      * grace (an embedding application decides when to stop; {@code sluice serve} gives 5 s), 15 s
      * of draining, a store timeout of 250 ms, the local share counted from the instances, the
-     * limiter's default denial cache.
+     * limiter's default denial cache, the server's default bound on requests in flight (1024, fewer
+     * on a small heap) and 4096 connections.
      */
     public static Settings of(Path config) {
       return new Settings(config, "127.0.0.1", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
-          Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS);
+          Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS, 0,
+          SluiceServer.DEFAULT_MAX_CONNECTIONS);
     }
 
     /**
@@ -78,48 +90,59 @@ public final class SluiceService implements AutoCloseable {
      */
     public Settings withLocalShare(double share) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          share, shutdownGrace, denialCacheKeys);
+          share, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections);
     }
 
     public Settings withHost(String h) {
       return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys);
+          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections);
     }
 
     public Settings withPort(int p) {
       return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys);
+          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections);
     }
 
     public Settings withPollInterval(Duration d) {
       return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, maxInFlight, maxConnections);
     }
 
     public Settings withAdminToken(String t) {
       return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, maxInFlight, maxConnections);
     }
 
     public Settings withStoreTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, maxInFlight, maxConnections);
     }
 
     public Settings withShutdownGrace(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare, d,
-          denialCacheKeys);
+          denialCacheKeys, maxInFlight, maxConnections);
     }
 
     public Settings withDrainTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys);
+          denialCacheKeys, maxInFlight, maxConnections);
+    }
+
+    /** The most requests the server holds at once; 0 for its default. */
+    public Settings withMaxInFlight(int n) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
+          shutdownGrace, denialCacheKeys, n, maxConnections);
+    }
+
+    public Settings withMaxConnections(int n) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
+          shutdownGrace, denialCacheKeys, maxInFlight, n);
     }
 
     /** How many denials of a remote store to keep ({@code Sluice.Builder#denialCache}); 0 for none. */
     public Settings withDenialCache(int keys) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, keys);
+          shutdownGrace, keys, maxInFlight, maxConnections);
     }
   }
 
@@ -180,7 +203,8 @@ public final class SluiceService implements AutoCloseable {
     try {
       server = SluiceServer.builder().limiter(limiter).config(reloader).prometheus(registry).host(s.host())
           .port(s.port()).adminToken(s.adminToken()).storeHealth(health)
-          .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout()).build().start();
+          .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout())
+          .maxInFlight(s.maxInFlight()).maxConnections(s.maxConnections()).build().start();
     } catch (RuntimeException e) {
       reloader.close();
       limiter.close();
