@@ -55,10 +55,15 @@ public final class SluiceServer implements AutoCloseable {
   /** Connections held at once, when not told otherwise. */
   public static final int DEFAULT_MAX_CONNECTIONS = 4096;
   /**
-   * The largest request of a route without a bound of its own: a gRPC message (Envoy's requests
-   * are a few hundred bytes; 100 descriptors, the most a request may have, of long values fit).
+   * The largest gRPC message read (Envoy's requests are a few hundred bytes; 100 descriptors, the
+   * most a request may have, of long values fit): past it, {@code RESOURCE_EXHAUSTED}.
    */
-  static final long MAX_OTHER_REQUEST_BYTES = 1024 * 1024;
+  static final int MAX_GRPC_MESSAGE_BYTES = 1024 * 1024;
+  /**
+   * The largest request of a route without a bound of its own, the gRPC service's included: above
+   * its message bound, so that the message bound is the one that answers.
+   */
+  static final long MAX_OTHER_REQUEST_BYTES = MAX_GRPC_MESSAGE_BYTES + 64 * 1024;
 
   private final Server server;
   private final ConfigReloader config;
@@ -134,6 +139,7 @@ public final class SluiceServer implements AutoCloseable {
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
         .exceptionHandler(new GrpcErrors())
+        .maxRequestMessageLength(MAX_GRPC_MESSAGE_BYTES)
         .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains()))
         .addService(ProtoReflectionServiceV1.newInstance())
         .build());

@@ -118,4 +118,32 @@ class FrontEndBoundsTest {
       assertThat(c.post("/v1/acquire", "{\"rule\":\"open.rule\",\"key\":\"after\"}").statusCode()).isEqualTo(200);
     }
   }
+
+  @Test
+  void aGrpcMessageOverOneMebibyteIsRefused() throws Exception {
+    try (SluiceService s = start(new ControllableStore(), 0)) {
+      var envoy = new ServiceClient(s.port()).envoy();
+      // One descriptor whose value makes the message just over, then just under, 1 MiB.
+      for (int size : new int[] {1024 * 1024 + 1, 1024 * 1024 - 64}) {
+        RateLimitRequest big = RateLimitRequest.newBuilder().setDomain("edge")
+            .addDescriptors(io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor.newBuilder()
+                .addEntries(io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor.Entry.newBuilder()
+                    .setKey("k").setValue("v".repeat(size - 20))))
+            .build();
+        io.grpc.Status.Code code;
+        try {
+          envoy.shouldRateLimit(big);
+          code = io.grpc.Status.Code.OK;
+        } catch (io.grpc.StatusRuntimeException e) {
+          code = e.getStatus().getCode();
+        }
+        if (big.getSerializedSize() > 1024 * 1024) {
+          assertThat(code).as("%d bytes", big.getSerializedSize()).isEqualTo(io.grpc.Status.Code.RESOURCE_EXHAUSTED);
+        } else {
+          // Read and answered: the domain is not in force, which is not an error of the message's size.
+          assertThat(code).as("%d bytes", big.getSerializedSize()).isNotEqualTo(io.grpc.Status.Code.RESOURCE_EXHAUSTED);
+        }
+      }
+    }
+  }
 }
