@@ -100,6 +100,7 @@ public final class SluiceServer implements AutoCloseable {
         p.channel().close();
         return;
       }
+      p.addFirst(new PathEscapes());
       p.addFirst(FatalErrors.channelHandler());
       connections.add(p.channel());
     });
