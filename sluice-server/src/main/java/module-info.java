@@ -18,6 +18,8 @@ module dev.sluice.server {
   requires io.grpc.services;
   requires io.netty.buffer;
   requires io.netty.codec.compression;
+  requires io.netty.codec.http;
+  requires io.netty.codec.http2;
   requires io.netty.common;
   requires io.netty.transport;
   requires lettuce.core;

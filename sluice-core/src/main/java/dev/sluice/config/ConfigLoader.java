@@ -9,6 +9,7 @@ import dev.sluice.RuleSet;
 import dev.sluice.Window;
 import dev.sluice.config.yaml.YamlTree;
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -63,6 +64,13 @@ public final class ConfigLoader {
    * need a few levels; the bound keeps a hostile file from exhausting the reader's stack.
    */
   public static final int MAX_NESTING = YamlTree.MAX_DEPTH;
+  /**
+   * The largest configuration file read: 4 MiB. A thousand rules take about 100 KB; a file far
+   * larger is a mistake (a log or a dump given as configuration), and reading and parsing it would
+   * cost the service heap and CPU, at start and on every reload. Its size is checked before its
+   * bytes are read.
+   */
+  public static final long MAX_FILE_BYTES = 4L * 1024 * 1024;
 
   /** Unknown rules given a "did you mean" each: finding one reads every rule name. */
   private static final int MAX_SUGGESTIONS = 20;
@@ -138,10 +146,28 @@ public final class ConfigLoader {
     return out;
   }
 
-  /** The text of {@code file}, which must be UTF-8. */
+  /** The text of {@code file}, which must be UTF-8 and hold at most {@link #MAX_FILE_BYTES}. */
   public static String read(Path file) throws ConfigException {
+    return read(file, MAX_FILE_BYTES);
+  }
+
+  /**
+   * The text of {@code file}, which must be UTF-8 and hold at most {@code maxBytes}: its size is
+   * checked before it is read, and no more than that is read if it grows meanwhile.
+   */
+  public static String read(Path file, long maxBytes) throws ConfigException {
     try {
-      byte[] bytes = Files.readAllBytes(file);
+      long size = Files.size(file);
+      if (size > maxBytes) {
+        throw tooLarge(file, size, maxBytes);
+      }
+      byte[] bytes;
+      try (InputStream in = Files.newInputStream(file)) {
+        bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+      }
+      if (bytes.length > maxBytes) {
+        throw tooLarge(file, Math.max(bytes.length, Files.size(file)), maxBytes);
+      }
       return YamlTree.stripBom(StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString());
     } catch (CharacterCodingException e) {
       throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file.toString()), "not valid UTF-8"));
@@ -150,6 +176,23 @@ public final class ConfigLoader {
     } catch (IOException e) {
       throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file.toString()), "cannot read: " + e));
     }
+  }
+
+  private static ConfigException tooLarge(Path file, long size, long maxBytes) {
+    return new ConfigException(ConfigProblem.at(ConfigLocation.of(file.toString()), "the file holds "
+        + bytes(size) + "; a configuration file may hold at most " + bytes(maxBytes) + " (not read)"));
+  }
+
+  /** {@code 4 MiB (4,194,304 bytes)}, or {@code 1,234 bytes} when not a whole number of KiB or MiB. */
+  public static String bytes(long n) {
+    String exact = String.format(java.util.Locale.ROOT, "%,d bytes", n);
+    if (n >= 1024 * 1024 && n % (1024 * 1024) == 0) {
+      return (n / (1024 * 1024)) + " MiB (" + exact + ")";
+    }
+    if (n >= 1024 && n % 1024 == 0) {
+      return (n / 1024) + " KiB (" + exact + ")";
+    }
+    return exact;
   }
 
   /**

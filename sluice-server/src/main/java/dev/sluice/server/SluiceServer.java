@@ -45,6 +45,26 @@ import org.slf4j.LoggerFactory;
  */
 public final class SluiceServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceServer.class);
+  /**
+   * Streams one HTTP/2 connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS). A client
+   * keeps each stream open for a decision's round trip: 256 lets one connection carry about 256,000
+   * decisions a second at 1 ms each, more than an instance answers, while a single connection can
+   * no longer open tens of thousands of streams at once (each holds a request's context and
+   * buffers). Envoy opens another connection when a server's limit is reached.
+   */
+  public static final int MAX_STREAMS_PER_CONNECTION = 256;
+  /** Connections held at once, when not told otherwise. */
+  public static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  /**
+   * The largest gRPC message read (Envoy's requests are a few hundred bytes; 100 descriptors, the
+   * most a request may have, of long values fit): past it, {@code RESOURCE_EXHAUSTED}.
+   */
+  static final int MAX_GRPC_MESSAGE_BYTES = 1024 * 1024;
+  /**
+   * The largest request of a route without a bound of its own, the gRPC service's included: above
+   * its message bound, so that the message bound is the one that answers.
+   */
+  static final long MAX_OTHER_REQUEST_BYTES = MAX_GRPC_MESSAGE_BYTES + 64 * 1024;
 
   private final Server server;
   private final ConfigReloader config;
@@ -57,6 +77,7 @@ public final class SluiceServer implements AutoCloseable {
   private volatile boolean refusingConnections;
   private volatile boolean closed;
   private final OpenConnections connections = new OpenConnections();
+  private final InFlightBound inFlight;
 
   private SluiceServer(Builder b) {
     ServerBuilder sb = Server.builder();
@@ -66,6 +87,13 @@ public final class SluiceServer implements AutoCloseable {
     // for that long, so a steady client would keep the process up until the timeout. The grace
     // before stop() is the time to notice; stop() ends as soon as nothing is in flight.
     sb.gracefulShutdownTimeout(Duration.ZERO, b.drainTimeout);
+    // Armeria's defaults leave streams per connection and connections unbounded.
+    sb.http2MaxStreamsPerConnection(MAX_STREAMS_PER_CONNECTION);
+    sb.maxNumConnections(b.maxConnections);
+    sb.maxRequestLength(MAX_OTHER_REQUEST_BYTES);
+    int maxInFlight = b.maxInFlight > 0 ? b.maxInFlight
+        : InFlightBound.defaultMax(Runtime.getRuntime().maxMemory(), b.maxBodyBytes);
+    this.inFlight = new InFlightBound(maxInFlight, b.prometheus);
     sb.childChannelPipelineCustomizer(p -> {
       if (refusingConnections) {
         // The port stays open until the requests in flight are answered; a connection accepted
@@ -73,9 +101,11 @@ public final class SluiceServer implements AutoCloseable {
         p.channel().close();
         return;
       }
+      p.addFirst(new PathEscapes());
       p.addFirst(FatalErrors.channelHandler());
       connections.add(p.channel());
     });
+    sb.decorator(inFlight);
     sb.decorator((delegate, ctx, req) -> {
       if (draining) {
         // Connection: close on HTTP/1.1, closed after this answer; on HTTP/2 a GOAWAY, and streams
@@ -111,6 +141,7 @@ public final class SluiceServer implements AutoCloseable {
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
         .exceptionHandler(new GrpcErrors())
+        .maxRequestMessageLength(MAX_GRPC_MESSAGE_BYTES)
         .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains(), b.envoy))
         .addService(ProtoReflectionServiceV1.newInstance())
         .build());
@@ -128,7 +159,8 @@ public final class SluiceServer implements AutoCloseable {
   public SluiceServer start() {
     server.start().join();
     FatalErrors.watch(server.config().workerGroup(), () -> closed);
-    LOG.info("listening on {}:{} (HTTP and gRPC)", bound, port());
+    LOG.info("listening on {}:{} (HTTP and gRPC; at most {} requests in flight, {} connections, {} streams each)",
+        bound, port(), inFlight.max(), server.config().maxNumConnections(), MAX_STREAMS_PER_CONNECTION);
     if (admin.refusesAll()) {
       LOG.warn(admin.warning());
     }
@@ -222,6 +254,9 @@ public final class SluiceServer implements AutoCloseable {
     private StoreHealth storeHealth;
     private Duration shutdownGrace = Duration.ZERO;
     private Duration drainTimeout = Duration.ofSeconds(15);
+    private int maxInFlight;
+    private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+
     private EnvoyOptions envoy = EnvoyOptions.DEFAULT;
 
     private Builder() {}
@@ -229,6 +264,34 @@ public final class SluiceServer implements AutoCloseable {
     /** How the Envoy service answers (default: as Envoy's service does with its settings unset). */
     public Builder envoy(EnvoyOptions o) {
       this.envoy = Objects.requireNonNull(o, "envoy");
+      return this;
+    }
+
+    /**
+     * The most requests held at once ({@link InFlightBound}); 0 (the default) for 1024, or fewer
+     * on a small heap ({@link InFlightBound#defaultMax}).
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder maxInFlight(int n) {
+      if (n < 0) {
+        throw new IllegalArgumentException("maxInFlight must be >= 1 (or 0 for the default), was " + n);
+      }
+      this.maxInFlight = n;
+      return this;
+    }
+
+    /**
+     * The most connections held at once (default {@value #DEFAULT_MAX_CONNECTIONS}); one more is
+     * closed as soon as it is accepted.
+     *
+     * @throws IllegalArgumentException unless >= 1
+     */
+    public Builder maxConnections(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxConnections must be >= 1, was " + n);
+      }
+      this.maxConnections = n;
       return this;
     }
 

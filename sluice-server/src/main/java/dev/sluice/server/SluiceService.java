@@ -43,11 +43,14 @@ public final class SluiceService implements AutoCloseable {
    * @param shutdownGrace how long shutdown keeps serving, {@code /readyz} failing, before it
    *     refuses new connections
    * @param denialCacheKeys how many denials of a remote store the limiter keeps; 0 for none
+   * @param maxInFlight the most requests the server holds at once; 0 for its default (1024, or
+   *     fewer on a small heap)
+   * @param maxConnections the most connections the server holds at once
    * @param envoy how the Envoy service answers and merges domains
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
       Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace, int denialCacheKeys,
-      EnvoyOptions envoy) {
+      int maxInFlight, int maxConnections, EnvoyOptions envoy) {
     public Settings {
       Objects.requireNonNull(envoy, "envoy");
       Objects.requireNonNull(config, "config");
@@ -63,17 +66,25 @@ public final class SluiceService implements AutoCloseable {
       if (denialCacheKeys < 0) {
         throw new IllegalArgumentException("denialCacheKeys must be >= 0, was " + denialCacheKeys);
       }
+      if (maxInFlight < 0) {
+        throw new IllegalArgumentException("maxInFlight must be >= 1 (or 0 for the default), was " + maxInFlight);
+      }
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("maxConnections must be >= 1, was " + maxConnections);
+      }
     }
 
     /**
      * Defaults: {@code 127.0.0.1}, port 8080, a check every 500 ms, no admin token, no shutdown
      * grace (an embedding application decides when to stop; {@code sluice serve} gives 5 s), 15 s
      * of draining, a store timeout of 250 ms, the local share counted from the instances, the
-     * limiter's default denial cache.
+     * limiter's default denial cache, the server's default bound on requests in flight (1024, fewer
+     * on a small heap) and 4096 connections.
      */
     public static Settings of(Path config) {
       return new Settings(config, "127.0.0.1", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
-          Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS, EnvoyOptions.DEFAULT);
+          Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS, 0,
+          SluiceServer.DEFAULT_MAX_CONNECTIONS, EnvoyOptions.DEFAULT);
     }
 
     /**
@@ -82,54 +93,65 @@ public final class SluiceService implements AutoCloseable {
      */
     public Settings withLocalShare(double share) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          share, shutdownGrace, denialCacheKeys, envoy);
+          share, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy);
     }
 
     public Settings withHost(String h) {
       return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys, envoy);
+          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy);
     }
 
     public Settings withPort(int p) {
       return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys, envoy);
+          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy);
     }
 
     public Settings withPollInterval(Duration d) {
       return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy);
     }
 
     public Settings withAdminToken(String t) {
       return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy);
     }
 
     public Settings withStoreTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare, shutdownGrace,
-          denialCacheKeys, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy);
     }
 
     public Settings withShutdownGrace(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare, d,
-          denialCacheKeys, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy);
     }
 
     public Settings withDrainTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy);
+    }
+
+    /** The most requests the server holds at once; 0 for its default. */
+    public Settings withMaxInFlight(int n) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
+          shutdownGrace, denialCacheKeys, n, maxConnections, envoy);
+    }
+
+    public Settings withMaxConnections(int n) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
+          shutdownGrace, denialCacheKeys, maxInFlight, n, envoy);
     }
 
     /** How the Envoy service answers, and whether Envoy files of one domain merge. */
     public Settings withEnvoy(EnvoyOptions e) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, denialCacheKeys, e);
+          shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, e);
     }
 
     /** How many denials of a remote store to keep ({@code Sluice.Builder#denialCache}); 0 for none. */
     public Settings withDenialCache(int keys) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, keys, envoy);
+          shutdownGrace, keys, maxInFlight, maxConnections, envoy);
     }
   }
 
@@ -190,7 +212,8 @@ public final class SluiceService implements AutoCloseable {
     try {
       server = SluiceServer.builder().limiter(limiter).config(reloader).envoy(s.envoy()).prometheus(registry).host(s.host())
           .port(s.port()).adminToken(s.adminToken()).storeHealth(health)
-          .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout()).build().start();
+          .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout())
+          .maxInFlight(s.maxInFlight()).maxConnections(s.maxConnections()).build().start();
     } catch (RuntimeException e) {
       reloader.close();
       limiter.close();

@@ -76,8 +76,7 @@ public final class YamlTree {
       JsonToken t;
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         keys.add(p.currentName());
-        p.nextToken();
-        p.skipChildren();
+        skipValue(p, file);
       }
       return keys;
     } catch (StreamReadException e) {
@@ -85,6 +84,40 @@ public final class YamlTree {
     } catch (IOException e) {
       throw new ConfigException(ConfigProblem.at(ConfigLocation.of(file), "cannot read: " + e.getMessage()));
     }
+  }
+
+  /**
+   * Skips the value after a key of the root mapping, refusing at its place a value nested more
+   * than {@link #MAX_DEPTH} deep, as {@link #read} does. The parser's own skipping would go on
+   * to its own bound (1,000 levels) and fail there in its words, without a place.
+   */
+  private static void skipValue(JsonParser p, String file) throws IOException, ConfigException {
+    int depth = 1;
+    JsonToken t = p.nextToken();
+    if (t != JsonToken.START_OBJECT && t != JsonToken.START_ARRAY) {
+      return;
+    }
+    int open = 1;
+    while (open > 0) {
+      t = p.nextToken();
+      if (t == null) {
+        return;
+      }
+      if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+        open++;
+        if (depth + open > MAX_DEPTH) {
+          JsonLocation l = p.currentTokenLocation();
+          throw new ConfigException(new ConfigProblem(file, l.getLineNr(), l.getColumnNr(),
+              tooDeep()));
+        }
+      } else if (t == JsonToken.END_OBJECT || t == JsonToken.END_ARRAY) {
+        open--;
+      }
+    }
+  }
+
+  private static String tooDeep() {
+    return "values are nested more than " + MAX_DEPTH + " deep";
   }
 
   public static String stripBom(String source) {
@@ -133,7 +166,7 @@ public final class YamlTree {
   private Node read(JsonToken t, int depth) throws IOException {
     ConfigLocation at = here();
     if (depth > MAX_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
-      error(at, "values are nested more than " + MAX_DEPTH + " deep");
+      error(at, tooDeep());
       // Not skipped: skipping what is nested deeper still would run into the parser's own depth
       // limit and report the same problem again, in its words. The rest of the file goes unread.
       throw new TooDeep();

@@ -5,6 +5,7 @@ import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
+import dev.sluice.server.SluiceServer;
 import dev.sluice.server.SluiceService;
 import dev.sluice.server.envoy.EnvoyOptions;
 import dev.sluice.spi.Store;
@@ -89,6 +90,16 @@ final class ServeCommand implements Callable<Integer> {
           + "cost could fit, without a store call; 0 turns it off (default: ${DEFAULT-VALUE})")
   int denialCache;
 
+  @Option(names = "--max-in-flight", paramLabel = "N",
+      description = "the most requests held at once, over every connection; past it a request is answered 503 "
+          + "(gRPC: RESOURCE_EXHAUSTED) without being decided (default: 1024, or fewer so that bodies of the largest "
+          + "size held at once take at most an eighth of the maximum heap)")
+  Integer maxInFlight;
+
+  @Option(names = "--max-connections", defaultValue = "" + SluiceServer.DEFAULT_MAX_CONNECTIONS, paramLabel = "N",
+      description = "the most connections held at once; one more is closed when accepted (default: ${DEFAULT-VALUE})")
+  int maxConnections;
+
   @Option(names = "--admin-token", defaultValue = "${env:SLUICE_ADMIN_TOKEN}", paramLabel = "TOKEN",
       description = "if set, admin endpoints (POST /v1/reset, the policy endpoints) need 'Authorization: Bearer "
           + "TOKEN'; if not, they are open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
@@ -140,6 +151,12 @@ final class ServeCommand implements Callable<Integer> {
     if (denialCache < 0) {
       throw new CliException("sluice serve: --denial-cache must be >= 0 keys, was " + denialCache);
     }
+    if (maxInFlight != null && maxInFlight < 1) {
+      throw new CliException("sluice serve: --max-in-flight must be >= 1, was " + maxInFlight);
+    }
+    if (maxConnections < 1) {
+      throw new CliException("sluice serve: --max-connections must be >= 1, was " + maxConnections);
+    }
     if (maxKeys < 1) {
       throw new CliException("sluice serve: --max-keys must be >= 1, was " + maxKeys);
     }
@@ -154,6 +171,7 @@ final class ServeCommand implements Callable<Integer> {
         .withLocalShare(share)
         .withDenialCache(denialCache)
         .withEnvoy(new EnvoyOptions(envoyResponseHeaders, envoyDynamicMetadata, envoyShadowMode, envoyMergeDomains))
+        .withMaxInFlight(maxInFlight == null ? 0 : maxInFlight).withMaxConnections(maxConnections)
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
     try {

@@ -8,8 +8,11 @@ import dev.sluice.config.ConfigProblem;
 import dev.sluice.config.LoadedConfig;
 import dev.sluice.server.envoy.EnvoyConfigParser;
 import dev.sluice.server.envoy.EnvoyDomain;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -17,6 +20,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads a configuration as {@code serve}, {@code check-config} and {@code replay} all do: one
@@ -46,11 +50,46 @@ public final class ConfigFiles {
     return load(read(path), mergeEnvoyDomains);
   }
 
-  /** The text of every file {@code path} stands for, in load order. */
+  /**
+   * The most bytes the files of a directory may hold together: 16 MiB, four files of the largest
+   * size ({@link ConfigLoader#MAX_FILE_BYTES}).
+   */
+  public static final long MAX_TOTAL_BYTES = 4 * ConfigLoader.MAX_FILE_BYTES;
+
+  /**
+   * A file as polling sees it without reading it: its size, when it was last modified and which
+   * file it is (a config map's symbolic link swapped to a new file changes it).
+   */
+  public record Stamp(long size, long modifiedNanos, Object fileKey) {}
+
+  /**
+   * The text of every file {@code path} stands for, in load order. Sizes are checked before any
+   * byte is read: a file over {@link ConfigLoader#MAX_FILE_BYTES}, or a directory whose files
+   * hold more than {@link #MAX_TOTAL_BYTES} together, is an error naming it and the bound.
+   */
   public static Map<Path, String> read(Path path) throws ConfigException {
-    Map<Path, String> texts = new LinkedHashMap<>();
+    List<Path> files = ConfigLoader.files(path);
     List<ConfigProblem> problems = new ArrayList<>();
-    for (Path file : ConfigLoader.files(path)) {
+    long total = 0;
+    for (Path file : files) {
+      long size = size(file);
+      total += Math.max(0, size);
+      if (size > ConfigLoader.MAX_FILE_BYTES) {
+        problems.add(ConfigProblem.at(ConfigLocation.of(file.toString()), "the file holds "
+            + ConfigLoader.bytes(size) + "; a configuration file may hold at most "
+            + ConfigLoader.bytes(ConfigLoader.MAX_FILE_BYTES) + " (not read)"));
+      }
+    }
+    if (problems.isEmpty() && total > MAX_TOTAL_BYTES) {
+      problems.add(ConfigProblem.at(ConfigLocation.of(path.toString()), "the directory's " + files.size()
+          + " configuration files hold " + ConfigLoader.bytes(total) + " together; they may hold at most "
+          + ConfigLoader.bytes(MAX_TOTAL_BYTES) + " (none read)"));
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    Map<Path, String> texts = new LinkedHashMap<>();
+    for (Path file : files) {
       try {
         texts.put(file, ConfigLoader.read(file));
       } catch (ConfigException e) {
@@ -61,6 +100,32 @@ public final class ConfigFiles {
       throw new ConfigException(problems);
     }
     return texts;
+  }
+
+  /** The stamp of every file {@code path} stands for, read without their bytes. */
+  public static Map<Path, Stamp> stamps(Path path) throws ConfigException {
+    Map<Path, Stamp> stamps = new LinkedHashMap<>();
+    for (Path file : ConfigLoader.files(path)) {
+      Stamp st;
+      try {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+        st = new Stamp(a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS), a.fileKey());
+      } catch (IOException e) {
+        // Gone between the listing and now: a change, which reading will report.
+        st = new Stamp(-1, 0, null);
+      }
+      stamps.put(file, st);
+    }
+    return stamps;
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      // Reading it reports why.
+      return -1;
+    }
   }
 
   /** Loads files already read, as {@link #read} returns them. */
@@ -127,9 +192,14 @@ public final class ConfigFiles {
 
   /** The first 12 hex digits of the SHA-256 of {@code text} in UTF-8. */
   static String version(String text) {
+    return digest(text).substring(0, 12);
+  }
+
+  /** The SHA-256 of {@code text} in UTF-8, in hex. */
+  static String digest(String text) {
     try {
       byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest).substring(0, 12);
+      return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every JVM", e);
     }

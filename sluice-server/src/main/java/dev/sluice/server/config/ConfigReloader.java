@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,7 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the service's configuration current. It polls the configured file or directory (polling
  * is simple and works on every file system, network mounts and Kubernetes config-map symlink
- * swaps included) and, when any file's bytes changed, loads everything again: a good
+ * swaps included). A poll looks at each file's size, modification time and identity, without
+ * reading it; only when one of those moved are the files read (each at most
+ * {@link dev.sluice.config.ConfigLoader#MAX_FILE_BYTES}, checked before reading), and only when
+ * their bytes changed are they parsed and loaded again: a good
  * configuration replaces the rules in force atomically ({@link RateLimiter#updateRules}, which
  * keeps the state of unchanged rules); a bad one — including one with a rule the store cannot
  * decide — is rejected with its error kept for {@code /v1/rules} and the metrics, and the last
@@ -28,6 +32,8 @@ import org.slf4j.LoggerFactory;
 public final class ConfigReloader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
   private static final long SETTLE_MILLIS = 100;
+  /** A stamp newer than this, against the clock, is not trusted to show the next write (see trusted()). */
+  private static final long RACY_NANOS = TimeUnit.SECONDS.toNanos(2);
   /** How long a changed file must stay the same before a failure to load it counts. */
   private final long settleMillis;
 
@@ -52,9 +58,16 @@ public final class ConfigReloader implements AutoCloseable {
   private final Clock clock;
   private volatile ServiceConfig current;
   private volatile Status status;
+  /** The digest of each file's bytes last parsed, or null to parse at the next read. */
   private Map<Path, String> seen;
   private final boolean mergeEnvoyDomains;
+  /** The files' stamps when they were last read, or null to read them at the next poll. */
+  private Map<Path, ConfigFiles.Stamp> stamps;
+  /** The stamps of the files when reading them last failed, so that a failure is reported once. */
+  private Map<Path, ConfigFiles.Stamp> failedRead;
   private ScheduledExecutorService poller;
+  private long reads;
+  private long parses;
 
   /**
    * Loads {@code path} and puts its rules in force in {@code limiter}.
@@ -84,12 +97,14 @@ public final class ConfigReloader implements AutoCloseable {
     this.limiter = limiter;
     this.listener = listener;
     this.clock = clock;
+    Map<Path, ConfigFiles.Stamp> before = ConfigFiles.stamps(path);
     Map<Path, String> contents = ConfigFiles.read(path);
     ServiceConfig first = ConfigFiles.load(contents, mergeEnvoyDomains);
     logWarnings(first);
     apply(first);
     this.current = first;
-    this.seen = contents;
+    this.seen = digests(contents);
+    this.stamps = trusted(before);
     this.status = new Status(null, null, clock.instant(), 1);
     LOG.info("configuration loaded from {}: {} rules in {} files", path, first.rules().size(), first.sources().size());
   }
@@ -128,20 +143,42 @@ public final class ConfigReloader implements AutoCloseable {
    * @return true if a new configuration was put in force
    */
   public synchronized boolean check() {
-    Map<Path, String> contents;
+    Map<Path, ConfigFiles.Stamp> now;
     try {
-      contents = ConfigFiles.read(path);
+      now = ConfigFiles.stamps(path);
     } catch (ConfigException e) {
       if (seen != null) {
         seen = null;
+        stamps = null;
         fail(e.getMessage());
       }
       return false;
     }
-    if (contents.equals(seen)) {
+    if (now.equals(stamps)) {
       return false;
     }
-    seen = contents;
+    Map<Path, String> contents;
+    try {
+      reads++;
+      contents = ConfigFiles.read(path);
+    } catch (ConfigException e) {
+      // Reported once for these stamps: a file too large is not read again until it changes.
+      seen = null;
+      stamps = trusted(now);
+      if (!now.equals(failedRead)) {
+        failedRead = now;
+        fail(e.getMessage());
+      }
+      return false;
+    }
+    failedRead = null;
+    stamps = trusted(now);
+    Map<Path, String> digests = digests(contents);
+    if (digests.equals(seen)) {
+      return false;
+    }
+    seen = digests;
+    parses++;
     ServiceConfig next;
     try {
       next = ConfigFiles.load(contents, mergeEnvoyDomains);
@@ -152,6 +189,7 @@ public final class ConfigReloader implements AutoCloseable {
       } else {
         // Caught in the middle of a write: judge the file at the next poll, once written.
         seen = null;
+        stamps = null;
       }
       return false;
     }
@@ -161,6 +199,37 @@ public final class ConfigReloader implements AutoCloseable {
     LOG.info("configuration reloaded from {}: {} rules in {} files", path, next.rules().size(), next.sources().size());
     listener.onReload(true, next, null);
     return true;
+  }
+
+  /** How many times polling read the files, and parsed them, since the first load. */
+  synchronized long reads() {
+    return reads;
+  }
+
+  synchronized long parses() {
+    return parses;
+  }
+
+  /**
+   * {@code now}, or null if a file was modified so recently that a second write within the file
+   * system's clock tick, of the same size, could leave the same stamp: such files are read again
+   * (and parsed only if their bytes changed) until their stamp is older than that.
+   */
+  private Map<Path, ConfigFiles.Stamp> trusted(Map<Path, ConfigFiles.Stamp> now) {
+    long recent = TimeUnit.MILLISECONDS.toNanos(clock.millis()) - RACY_NANOS;
+    for (ConfigFiles.Stamp st : now.values()) {
+      if (st.modifiedNanos() > recent) {
+        return null;
+      }
+    }
+    return now;
+  }
+
+  /** The SHA-256 of each file's text: what tells a change of bytes, without keeping the texts. */
+  private static Map<Path, String> digests(Map<Path, String> contents) {
+    Map<Path, String> out = new LinkedHashMap<>();
+    contents.forEach((file, text) -> out.put(file, ConfigFiles.digest(text)));
+    return out;
   }
 
   /**

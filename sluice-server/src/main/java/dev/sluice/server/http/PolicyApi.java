@@ -29,13 +29,8 @@ import dev.sluice.RuleSet;
 import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.config.ConfigLoader;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -496,57 +491,12 @@ final class PolicyApi {
     return key;
   }
 
-  /**
-   * The {@code n} percent-decoded segments of the path after {@code prefix}. The raw path is
-   * split before decoding, so {@code %2F} is a {@code /} inside a segment.
-   */
   static List<String> segments(ServiceRequestContext ctx, String prefix, int n, String shape) throws ApiException {
-    String raw = ctx.rawPath();
-    int q = raw.indexOf('?');
-    if (q >= 0) {
-      raw = raw.substring(0, q);
-    }
-    if (!raw.startsWith(prefix)) {
-      throw new ApiException(404, "not_found", "expected " + shape);
-    }
-    String[] parts = raw.substring(prefix.length()).split("/", -1);
-    if (parts.length != n) {
-      throw new ApiException(404, "not_found", "expected " + shape + " (a '/' inside a key or entry is written %2F)");
-    }
-    List<String> out = new ArrayList<>(n);
-    for (String part : parts) {
-      out.add(percentDecoded(part));
-    }
-    return out;
+    return PathSegments.of(ctx, prefix, n, shape);
   }
 
-  /** {@code s} with its {@code %XX} escapes decoded as UTF-8; {@code +} is itself, as in any path. */
   static String percentDecoded(String s) throws ApiException {
-    if (s.indexOf('%') < 0) {
-      return s;
-    }
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(s.length());
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '%') {
-        int hi = i + 2 < s.length() ? Character.digit(s.charAt(i + 1), 16) : -1;
-        int lo = hi >= 0 ? Character.digit(s.charAt(i + 2), 16) : -1;
-        if (lo < 0) {
-          throw ApiException.badRequest("invalid_key", "the path has a '%' that is not followed by two hex digits");
-        }
-        bytes.write(hi * 16 + lo);
-        i += 2;
-      } else {
-        byte[] b = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-        bytes.write(b, 0, b.length);
-      }
-    }
-    try {
-      return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-    } catch (CharacterCodingException e) {
-      throw ApiException.badRequest("invalid_key", "a path segment's %-escapes are not valid UTF-8");
-    }
+    return PathSegments.decoded(s, "key");
   }
 
   /** The query, with only {@code allowed} parameters, each at most once. */

@@ -41,4 +41,14 @@ class ServeOptionsTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("--max-store-bytes").contains("'lots' is not a size");
   }
+
+  @Test
+  void boundsOfRequestsAndConnectionsBelowOneAreUsageErrorsNamingTheOption() {
+    Cli.Run r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--max-in-flight", "0");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--max-in-flight must be >= 1, was 0");
+    r = Cli.run("serve", "--config", Cli.example("limits.yaml"), "--port", "0", "--max-connections", "-3");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--max-connections must be >= 1, was -3");
+  }
 }

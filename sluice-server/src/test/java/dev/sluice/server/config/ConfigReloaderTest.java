@@ -10,6 +10,7 @@ import dev.sluice.config.ConfigException;
 import dev.sluice.testing.FakeTicker;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,6 +103,72 @@ class ConfigReloaderTest {
       assertThat(r.check()).isTrue();
       assertThat(remaining("a")).isEqualTo(5);
       assertThat(r.current().sources().get(0).version()).isNotEqualTo(before).matches("[0-9a-f]{12}");
+    }
+  }
+
+  /** {@code text} padded with comment lines to {@code bytes}, its modification time 10 s ago. */
+  private Path writeOld(String name, String text, long bytes) throws Exception {
+    Path p = Files.writeString(dir.resolve(name), dev.sluice.server.ConfigFileSizeTest.padded(text, bytes));
+    Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() - 10_000));
+    return p;
+  }
+
+  @Test
+  void anUnchangedBigFileIsNeitherReadNorParsedByPolling() throws Exception {
+    long threeMiB = 3L * 1024 * 1024;
+    Path file = writeOld("a.yaml", A, threeMiB);
+    try (ConfigReloader r = reloader()) {
+      for (int i = 0; i < 20; i++) {
+        assertThat(r.check()).isFalse();
+      }
+      assertThat(r.reads()).as("reads").isZero();
+      assertThat(r.parses()).as("parses").isZero();
+
+      // Touched, the same bytes: read once to compare, not parsed.
+      Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis() - 5_000));
+      for (int i = 0; i < 20; i++) {
+        assertThat(r.check()).isFalse();
+      }
+      assertThat(r.reads()).isEqualTo(1);
+      assertThat(r.parses()).isZero();
+
+      writeOld("a.yaml", A.replace("limit: 3", "limit: 5"), threeMiB);
+      assertThat(r.check()).isTrue();
+      assertThat(r.check()).isFalse();
+      assertThat(r.reads()).isEqualTo(2);
+      assertThat(r.parses()).isEqualTo(1);
+      assertThat(remaining("a")).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void aFileJustWrittenIsReadAgainUntilItsStampIsOldEnoughToShowTheNextWrite() throws Exception {
+    Files.writeString(dir.resolve("a.yaml"), A);
+    try (ConfigReloader r = reloader()) {
+      // A second write of the same size within the file system's clock tick leaves the same stamp.
+      Files.writeString(dir.resolve("a.yaml"), A.replace("limit: 3", "limit: 5"));
+      Files.setLastModifiedTime(dir.resolve("a.yaml"), FileTime.fromMillis(System.currentTimeMillis()));
+      assertThat(r.check()).isTrue();
+      assertThat(remaining("a")).isEqualTo(5);
+      Files.writeString(dir.resolve("a.yaml"), A.replace("limit: 3", "limit: 7"));
+      assertThat(r.check()).isTrue();
+      assertThat(remaining("a")).isEqualTo(7);
+      assertThat(r.parses()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void anOversizeFileIsRejectedOnceUnreadAndTheLastGoodRulesStay() throws Exception {
+    Files.writeString(dir.resolve("a.yaml"), A);
+    try (ConfigReloader r = reloader()) {
+      limiter.acquire("a", "k");
+      writeOld("a.yaml", A.replace("limit: 3", "limit: 5"), 5L * 1024 * 1024);
+      assertThat(r.check()).isFalse();
+      assertThat(r.check()).isFalse();
+      assertThat(events).containsExactly("failed: " + dir.resolve("a.yaml") + ": the file holds 5 MiB "
+          + "(5,242,880 bytes); a configuration file may hold at most 4 MiB (4,194,304 bytes) (not read)");
+      assertThat(r.parses()).isZero();
+      assertThat(remaining("a")).isEqualTo(2);
     }
   }
 
