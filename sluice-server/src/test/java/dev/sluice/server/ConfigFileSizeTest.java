@@ -48,8 +48,15 @@ public class ConfigFileSizeTest {
     return b.toString();
   }
 
+  /**
+   * Writes the file whole, as editors and config-map swaps do (a new file moved into place): a
+   * poll must never see the first megabytes of a large file alone, which would be a good file.
+   */
   private Path write(String name, String text) throws IOException {
-    return Files.writeString(dir.resolve(name), text);
+    Path tmp = Files.createTempFile(dir.getParent(), name, ".tmp");
+    Files.writeString(tmp, text);
+    return Files.move(tmp, dir.resolve(name), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   @Test
