@@ -277,4 +277,75 @@ class AccessListTest {
     // Well under one byte per lookup: what the measuring itself costs.
     assertThat(allocated).isLessThan(10_000);
   }
+  @Test
+  void anEntryWithACharacterBeyondTheBasicPlaneIsAKeyLikeAnyOther() {
+    AccessList l = list("user:\uD83D\uDE00", "team:\uD83D\uDE00*");
+    assertThat(l.matches("user:\uD83D\uDE00")).isTrue();
+    assertThat(l.matches("team:\uD83D\uDE00:7")).isTrue();
+    assertThat(l.matches("user:\uD83D")).isFalse();
+    assertThat(l.entries()).containsExactly("user:\uD83D\uDE00", "team:\uD83D\uDE00*");
+  }
+
+  @Test
+  void aHalfOfASurrogatePairAloneIsRefusedAtItsIndex() {
+    assertThatThrownBy(() -> AccessList.checkEntry("user:\uD83D"))
+        .hasMessage("entry 'user:?' has a lone surrogate at index 5; no valid key could match it");
+    assertThatThrownBy(() -> AccessList.checkEntry("user:\uDE00\uD83D"))
+        .hasMessage("entry 'user:??' has a lone surrogate at index 5; no valid key could match it");
+    assertThatThrownBy(() -> AccessList.checkEntry("\uD83D\uDE00:\uD83Dx"))
+        .hasMessage("entry '\uD83D\uDE00:?x' has a lone surrogate at index 3; no valid key could match it");
+  }
+
+  @Test
+  void anErrorShowsControlCharactersAsQuestionMarksAndEverythingElseAsWritten() {
+    assertThatThrownBy(() -> AccessList.checkEntry("a\u0000b\uD83D\uDE00"))
+        .hasMessage("entry 'a?b\uD83D\uDE00' has a control character (U+0000) at index 1");
+  }
+
+  @Test
+  void aSlashFollowedByOtherThanDigitsOrByDigitsAfterNoAddressIsPartOfAKey() {
+    // None of these reads as an address before the '/': exact keys, not errors.
+    AccessList l = list("ip:10.0.0.1/x", "user:42/7", "x.5/8", "build:v2.release/5");
+    assertThat(l.entries()).containsExactly("ip:10.0.0.1/x", "user:42/7", "x.5/8", "build:v2.release/5");
+    assertThat(l.matches("ip:10.0.0.1/x")).isTrue();
+    assertThat(l.matches("ip:10.0.0.1")).isFalse();
+    assertThat(l.matches("user:42/7")).isTrue();
+    assertThat(l.matches("build:v2.release/5")).isTrue();
+  }
+
+  @Test
+  void whatWasMeantAsAnAddressBeforeACidrLengthButIsNotOneIsRefused() {
+    for (String entry : List.of("ip:9.9.9/8", "ip:10./8", "ip:fe80:/10")) {
+      assertThatThrownBy(() -> AccessList.checkEntry(entry)).as(entry)
+          .hasMessageContaining("but no IPv4 or IPv6 address comes before it");
+    }
+  }
+
+  @Test
+  void theWholeIpv4SpaceIsWrittenSlashZeroHoweverItIsSpelled() {
+    assertThat(AccessList.checkEntry("ip:0.0.0.0/0")).isEqualTo("ip:0.0.0.0/0");
+    assertThat(AccessList.checkEntry("ip:::ffff:0:0/96")).isEqualTo("ip:0.0.0.0/0");
+    assertThat(list("ip:0.0.0.0/0").matches("ip:255.255.255.255")).isTrue();
+    assertThat(list("ip:0.0.0.0/0").matches("ip:::1")).isFalse();
+  }
+
+  @Test
+  void aSlash64RangeHoldsEveryAddressOfItsNetwork() {
+    AccessList l = list("ip6:2001:db8:1:2::/64");
+    assertThat(l.matches("ip6:2001:db8:1:2:ffff:ffff:ffff:ffff")).isTrue();
+    assertThat(l.matches("ip6:2001:db8:1:2::/64")).isTrue();
+    assertThat(l.matches("ip6:2001:db8:1:3::")).isFalse();
+    assertThat(l.matches("ip6:2001:db8:1:2::/63")).isFalse();
+  }
+
+  @Test
+  void listsAreEqualWhenTheirEntriesAre() {
+    AccessList a = list("user:1", "ip:10.0.0.0/8");
+    AccessList same = list("user:1", "ip:10.0.0.0/8", "user:1");
+    assertThat(a).isEqualTo(same).hasSameHashCodeAs(same);
+    assertThat(a).isNotEqualTo(list("user:1")).isNotEqualTo(list("user:2", "ip:10.0.0.0/8")).isNotEqualTo("user:1");
+    assertThat(a.isEmpty()).isFalse();
+    assertThat(AccessList.of(List.of()).isEmpty()).isTrue();
+    assertThat(a.without("user:1").without("ip:10.0.0.0/8").isEmpty()).isTrue();
+  }
 }
