@@ -348,4 +348,26 @@ class AccessListTest {
     assertThat(AccessList.of(List.of()).isEmpty()).isTrue();
     assertThat(a.without("user:1").without("ip:10.0.0.0/8").isEmpty()).isTrue();
   }
+  @Test
+  void aNetworkAcrossIpv6RangesAndTheIpv4SpaceMatchesTheirUnion() {
+    // ::fffe:0:0/95 is ::fffe:0:0/96, then every IPv4-mapped address.
+    assertThat(list("ip:0.0.0.0/0", "ip:::fffe:0:0/96").matches("ip:::fffe:0:0/95")).isTrue();
+    assertThat(list("ip:0.0.0.0/0").matches("ip:::fffe:0:0/95")).isFalse();
+    assertThat(list("ip:::fffe:0:0/96").matches("ip:::fffe:0:0/95")).isFalse();
+    assertThat(list("ip:128.0.0.0/1", "ip:::fffe:0:0/96").matches("ip:::fffe:0:0/95")).isFalse();
+
+    // ::/79: below the mapped addresses (/81 to /96, each half of what is left), the IPv4 space,
+    // and ::1:0:0:0/80 above.
+    List<String> entries = new ArrayList<>(List.of("ip:0.0.0.0/0", "ip:::1:0:0:0/80"));
+    for (int len = 81; len <= 96; len++) {
+      long start = (1L << 48) - (1L << (129 - len));
+      entries.add(String.format("ip:0:0:0:0:%x:%x:%x:%x/%d", start >>> 48 & 0xffff, start >>> 32 & 0xffff,
+          start >>> 16 & 0xffff, start & 0xffff, len));
+    }
+    assertThat(AccessList.of(entries).matches("ip:::/79")).isTrue();
+    assertThat(AccessList.of(entries.subList(1, entries.size())).matches("ip:::/79")).isFalse();
+    assertThat(AccessList.of(entries).without("ip:::1:0:0:0/80").matches("ip:::/79")).isFalse();
+    assertThat(AccessList.of(entries).without("ip:::8000:0:0/82").matches("ip:::/79")).isFalse();
+    assertThat(AccessList.of(entries).matches("ip:::/78")).isFalse();
+  }
 }
