@@ -314,4 +314,28 @@ class DenialCacheTest {
     assertThat(l.acquire(Request.of("hourly", "long")).allowed()).isFalse();
     assertThat(store.decideCalls()).isEqualTo(calls);
   }
+  @Test
+  void aCachedDenialReportsEachWindowCountedDownAsTheStoreWould() {
+    RateLimiter l = limiter(Rule.builder("login").window(1, Duration.ofSeconds(1)).window(2, Duration.ofSeconds(10))
+        .window(100, Duration.ofMinutes(1)).build());
+    l.acquire(Request.of("login", "k"));
+    ticker.advanceMillis(1_000);
+    l.acquire(Request.of("login", "k"));
+    ItemDecision first = l.acquire(Request.of("login", "k")).items().get(0);
+    assertThat(first.windows()).extracting(WindowState::exceeded).containsExactly(true, true, false);
+    assertThat(first.windows()).extracting(WindowState::retryAfterMs).containsExactly(1_000L, 9_000L, 0L);
+
+    ticker.advanceMillis(1_500);
+    int calls = store.decideCalls();
+    ItemDecision cached = l.acquire(Request.of("login", "k")).items().get(0);
+    assertThat(store.decideCalls()).isEqualTo(calls);
+    // The one-second window has room again; the ten-second one holds the denial.
+    assertThat(cached.windows()).extracting(WindowState::exceeded).containsExactly(false, true, false);
+    assertThat(cached.windows()).extracting(WindowState::retryAfterMs).containsExactly(0L, 7_500L, 0L);
+    assertThat(cached.retryAfterMs()).isEqualTo(7_500);
+    ItemDecision peek = l.acquire(Request.of("login", "k", 0)).items().get(0);
+    assertThat(cached.windows()).extracting(WindowState::resetAfterMs)
+        .isEqualTo(peek.windows().stream().map(WindowState::resetAfterMs).toList());
+    assertThat(cached.windows()).extracting(WindowState::resetAfterMs).containsExactly(0L, 8_500L, 58_500L);
+  }
 }

@@ -325,6 +325,7 @@ class AccessListTest {
   void theWholeIpv4SpaceIsWrittenSlashZeroHoweverItIsSpelled() {
     assertThat(AccessList.checkEntry("ip:0.0.0.0/0")).isEqualTo("ip:0.0.0.0/0");
     assertThat(AccessList.checkEntry("ip:::ffff:0:0/96")).isEqualTo("ip:0.0.0.0/0");
+    assertThat(AccessList.parseEntry("ip:::FFFF:0:0/96")).isEqualTo("ip:0.0.0.0/0");
     assertThat(list("ip:0.0.0.0/0").matches("ip:255.255.255.255")).isTrue();
     assertThat(list("ip:0.0.0.0/0").matches("ip:::1")).isFalse();
   }
