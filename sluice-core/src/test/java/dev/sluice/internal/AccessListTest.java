@@ -371,4 +371,40 @@ class AccessListTest {
     assertThat(AccessList.of(entries).without("ip:::8000:0:0/82").matches("ip:::/79")).isFalse();
     assertThat(AccessList.of(entries).matches("ip:::/78")).isFalse();
   }
+  @Test
+  void aNetworkKeyWithHostBitsSetIsReadAsItsNetwork() {
+    // 10.0.0.4 to 10.0.0.255, which holds 10.0.0.5 but not 10.0.0.0/24.
+    AccessList v4 = list("ip:10.0.0.4/30", "ip:10.0.0.8/29", "ip:10.0.0.16/28", "ip:10.0.0.32/27", "ip:10.0.0.64/26",
+        "ip:10.0.0.128/25");
+    assertThat(v4.matches("ip:10.0.0.5")).isTrue();
+    assertThat(v4.matches("ip:10.0.0.5/24")).isFalse();
+    assertThat(v4.with("ip:10.0.0.0/30").matches("ip:10.0.0.5/24")).isTrue();
+    AccessList v6 = list("ip:2001:8000::/17");
+    assertThat(v6.matches("ip:2001:8000::/17")).isTrue();
+    assertThat(v6.matches("ip:2001:8000::/16")).isFalse();
+  }
+
+  @Test
+  void aKeyWithABadLengthAfterItsAddressIsNoNetwork() {
+    AccessList all = list("ip:0.0.0.0/0", "ip:::/0");
+    assertThat(all.matches("ip:10.0.0.0/8")).isTrue();
+    for (String key : List.of("ip:10.0.0.0/08", "ip:10.0.0.0/33", "ip:10.0.0.0/1x", "ip:10.0.0.0/1000", "ip:::/129")) {
+      assertThat(all.matches(key)).as(key).isFalse();
+    }
+  }
+
+  @Test
+  void aRangeEndingAtTheLastAddressTakesInTheRangesAfterIt() {
+    assertThat(list("ip:8000::/1", "ip:ffff::/32").matches("ip:ffff:1::/32")).isTrue();
+    assertThat(list("ip:8000::/1", "ip:ffff::/32").matches("ip:8000::/1")).isTrue();
+  }
+
+  @Test
+  void anErrorShortensOnlyAnEntryOfMoreThan64Characters() {
+    assertThatThrownBy(() -> AccessList.checkEntry("a".repeat(63) + "\n"))
+        .hasMessageStartingWith("entry '" + "a".repeat(63) + "?' has a control character");
+    assertThatThrownBy(() -> AccessList.checkEntry("a".repeat(64) + "\n"))
+        .hasMessageStartingWith("entry '" + "a".repeat(64) + "...' has a control character");
+    assertThat(list("a", "b:*")).hasToString("AccessList[a, b:*]");
+  }
 }
