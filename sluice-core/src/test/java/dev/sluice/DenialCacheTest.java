@@ -338,4 +338,34 @@ class DenialCacheTest {
         .isEqualTo(peek.windows().stream().map(WindowState::resetAfterMs).toList());
     assertThat(cached.windows()).extracting(WindowState::resetAfterMs).containsExactly(0L, 8_500L, 58_500L);
   }
+  @Test
+  void aResetFreesTheRoomItsDenialTook() {
+    RateLimiter l = Sluice.builder().rules(TWO_PER_10S).store(store).ticker(ticker).denialCache(1).build();
+    limiter = l;
+    l.acquire(Request.of("login", "a", 2));
+    assertThat(l.acquire(Request.of("login", "a")).allowed()).isFalse();
+    l.reset("login", "a").toCompletableFuture().join();
+
+    l.acquire(Request.of("login", "b", 2));
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    assertThat(store.decideCalls()).isEqualTo(calls);
+  }
+
+  @Test
+  void aDenialThatEndsAsAnotherIsLearnedMakesRoomForIt() {
+    RateLimiter l = Sluice.builder().rules(TWO_PER_10S).store(store).ticker(ticker).denialCache(1).build();
+    limiter = l;
+    l.acquire(Request.of("login", "a", 2));
+    assertThat(l.acquire(Request.of("login", "a")).retryAfterMs()).isEqualTo(10_000);
+
+    // a's denial holds until 1 ms before its retry time: b's comes just then.
+    ticker.advanceMillis(9_999);
+    l.acquire(Request.of("login", "b", 2));
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    assertThat(store.decideCalls()).isEqualTo(calls);
+  }
 }
