@@ -368,4 +368,32 @@ class DenialCacheTest {
     assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
     assertThat(store.decideCalls()).isEqualTo(calls);
   }
+  @Test
+  void aFullCacheLooksForEndedDenialsAtMostEvery100Ms() {
+    RateLimiter l = Sluice.builder().rules(
+        Rule.builder("fixed").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofSeconds(10)).build(),
+        Rule.builder("hourly").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofHours(1)).build())
+        .store(store).ticker(ticker).denialCache(1).build();
+    limiter = l;
+    // A denial that ends 50 ms from now takes the one slot; the next one looks for room in vain.
+    ticker.advanceMillis(9_950);
+    l.acquire(Request.of("fixed", "s"));
+    assertThat(l.acquire(Request.of("fixed", "s")).retryAfterMs()).isEqualTo(50);
+    assertThat(deniedAndKept(l, "y")).isFalse();
+
+    // The slot's denial has ended, but the last look was 60 ms ago.
+    ticker.advanceMillis(60);
+    assertThat(deniedAndKept(l, "z")).isFalse();
+    ticker.advanceMillis(40);
+    assertThat(deniedAndKept(l, "w")).isTrue();
+  }
+
+  /** Whether {@code key}'s denial under "hourly" is answered without the store afterwards. */
+  private boolean deniedAndKept(RateLimiter l, String key) {
+    l.acquire(Request.of("hourly", key));
+    assertThat(l.acquire(Request.of("hourly", key)).allowed()).isFalse();
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("hourly", key)).allowed()).isFalse();
+    return store.decideCalls() == calls;
+  }
 }
