@@ -269,4 +269,154 @@ class DenialCacheTest {
     assertThat(l.acquire(Request.of("login", "n")).allowed()).isFalse();
     assertThat(store.decideCalls()).isEqualTo(calls);
   }
+  @Test
+  void aDenialForAnotherReasonIsNotKept() {
+    // A store_full denial says when room may free up; a reset of another key frees it sooner, so
+    // the store must hear the key's next request.
+    FlakyStore full = new FlakyStore(MemoryStore.builder().ticker(ticker).maxKeys(2).build());
+    limiter = Sluice.builder().rules(TWO_PER_10S).store(full).ticker(ticker).listener(new DecisionListener() {
+      @Override
+      public void onCachedDenial(String rule, String key) {
+        cached.add(rule + "/" + key);
+      }
+    }).build();
+    assertThat(limiter.acquire(Request.of("login", "a")).allowed()).isTrue();
+    assertThat(limiter.acquire(Request.of("login", "b")).allowed()).isTrue();
+    Decision denied = limiter.acquire(Request.of("login", "c"));
+    assertThat(denied.items().get(0).reason()).isEqualTo(DenyReason.STORE_FULL);
+    assertThat(denied.retryAfterMs()).isGreaterThan(1);
+
+    limiter.reset("login", "a").toCompletableFuture().join();
+    int calls = full.decideCalls();
+    assertThat(limiter.acquire(Request.of("login", "c")).allowed()).isTrue();
+    assertThat(full.decideCalls()).isEqualTo(calls + 1);
+    assertThat(cached).isEmpty();
+  }
+
+  @Test
+  void aDenialForAWaitBeyondMaxWaitIsKept() {
+    RateLimiter l = limiter(Rule.builder("shaped").algorithm(Algorithm.LEAKY_BUCKET).window(1, Duration.ofSeconds(10))
+        .maxWait(Duration.ZERO).build());
+    assertThat(l.acquire(Request.of("shaped", "k")).allowed()).isTrue();
+    Decision denied = l.acquire(Request.of("shaped", "k"));
+    assertThat(denied.items().get(0).reason()).isEqualTo(DenyReason.WAIT_EXCEEDS_MAX_WAIT);
+    int calls = store.decideCalls();
+
+    ticker.advanceMillis(1_000);
+    Decision again = l.acquire(Request.of("shaped", "k"));
+    assertThat(again.items().get(0).reason()).isEqualTo(DenyReason.WAIT_EXCEEDS_MAX_WAIT);
+    assertThat(again.retryAfterMs()).isEqualTo(denied.retryAfterMs() - 1_000);
+    assertThat(store.decideCalls()).isEqualTo(calls);
+    assertThat(cached).containsExactly("shaped/k");
+  }
+
+  @Test
+  void aDenialThatEndsWithinAMillisecondTakesNoRoomFromOthers() {
+    // One slot. Fixed windows start at multiples of their period since the epoch, as the clock
+    // does for 10 s but not for an hour.
+    RateLimiter l = Sluice.builder().rules(
+        Rule.builder("fixed").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofSeconds(10)).build(),
+        Rule.builder("hourly").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofHours(1)).build())
+        .store(store).ticker(ticker).denialCache(1).build();
+    limiter = l;
+    ticker.advanceMillis(9_999);
+    // The slot is taken, swept for room, and freed: the next sweep is 100 ms away.
+    l.acquire(Request.of("hourly", "x"));
+    assertThat(l.acquire(Request.of("hourly", "x")).allowed()).isFalse();
+    l.acquire(Request.of("hourly", "y"));
+    assertThat(l.acquire(Request.of("hourly", "y")).allowed()).isFalse();
+    l.reset("hourly", "x").toCompletableFuture().join();
+
+    l.acquire(Request.of("fixed", "short"));
+    assertThat(l.acquire(Request.of("fixed", "short")).retryAfterMs()).isEqualTo(1);
+    l.acquire(Request.of("hourly", "long"));
+    assertThat(l.acquire(Request.of("hourly", "long")).retryAfterMs()).isGreaterThan(1_000);
+
+    // The denial of "long" got the slot: its next request is answered here.
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("hourly", "long")).allowed()).isFalse();
+    assertThat(store.decideCalls()).isEqualTo(calls);
+  }
+  @Test
+  void aCachedDenialReportsEachWindowCountedDownAsTheStoreWould() {
+    RateLimiter l = limiter(Rule.builder("login").window(1, Duration.ofSeconds(1)).window(2, Duration.ofSeconds(10))
+        .window(100, Duration.ofMinutes(1)).build());
+    l.acquire(Request.of("login", "k"));
+    ticker.advanceMillis(1_000);
+    l.acquire(Request.of("login", "k"));
+    ItemDecision first = l.acquire(Request.of("login", "k")).items().get(0);
+    assertThat(first.windows()).extracting(WindowState::exceeded).containsExactly(true, true, false);
+    assertThat(first.windows()).extracting(WindowState::retryAfterMs).containsExactly(1_000L, 9_000L, 0L);
+
+    ticker.advanceMillis(1_500);
+    int calls = store.decideCalls();
+    ItemDecision cached = l.acquire(Request.of("login", "k")).items().get(0);
+    assertThat(store.decideCalls()).isEqualTo(calls);
+    // The one-second window has room again; the ten-second one holds the denial.
+    assertThat(cached.windows()).extracting(WindowState::exceeded).containsExactly(false, true, false);
+    assertThat(cached.windows()).extracting(WindowState::retryAfterMs).containsExactly(0L, 7_500L, 0L);
+    assertThat(cached.retryAfterMs()).isEqualTo(7_500);
+    ItemDecision peek = l.acquire(Request.of("login", "k", 0)).items().get(0);
+    assertThat(cached.windows()).extracting(WindowState::resetAfterMs)
+        .isEqualTo(peek.windows().stream().map(WindowState::resetAfterMs).toList());
+    assertThat(cached.windows()).extracting(WindowState::resetAfterMs).containsExactly(0L, 8_500L, 58_500L);
+  }
+  @Test
+  void aResetFreesTheRoomItsDenialTook() {
+    RateLimiter l = Sluice.builder().rules(TWO_PER_10S).store(store).ticker(ticker).denialCache(1).build();
+    limiter = l;
+    l.acquire(Request.of("login", "a", 2));
+    assertThat(l.acquire(Request.of("login", "a")).allowed()).isFalse();
+    l.reset("login", "a").toCompletableFuture().join();
+
+    l.acquire(Request.of("login", "b", 2));
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    assertThat(store.decideCalls()).isEqualTo(calls);
+  }
+
+  @Test
+  void aDenialThatEndsAsAnotherIsLearnedMakesRoomForIt() {
+    RateLimiter l = Sluice.builder().rules(TWO_PER_10S).store(store).ticker(ticker).denialCache(1).build();
+    limiter = l;
+    l.acquire(Request.of("login", "a", 2));
+    assertThat(l.acquire(Request.of("login", "a")).retryAfterMs()).isEqualTo(10_000);
+
+    // a's denial holds until 1 ms before its retry time: b's comes just then.
+    ticker.advanceMillis(9_999);
+    l.acquire(Request.of("login", "b", 2));
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("login", "b")).allowed()).isFalse();
+    assertThat(store.decideCalls()).isEqualTo(calls);
+  }
+  @Test
+  void aFullCacheLooksForEndedDenialsAtMostEvery100Ms() {
+    RateLimiter l = Sluice.builder().rules(
+        Rule.builder("fixed").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofSeconds(10)).build(),
+        Rule.builder("hourly").algorithm(Algorithm.FIXED_WINDOW).window(1, Duration.ofHours(1)).build())
+        .store(store).ticker(ticker).denialCache(1).build();
+    limiter = l;
+    // A denial that ends 50 ms from now takes the one slot; the next one looks for room in vain.
+    ticker.advanceMillis(9_950);
+    l.acquire(Request.of("fixed", "s"));
+    assertThat(l.acquire(Request.of("fixed", "s")).retryAfterMs()).isEqualTo(50);
+    assertThat(deniedAndKept(l, "y")).isFalse();
+
+    // The slot's denial has ended, but the last look was 60 ms ago.
+    ticker.advanceMillis(60);
+    assertThat(deniedAndKept(l, "z")).isFalse();
+    ticker.advanceMillis(40);
+    assertThat(deniedAndKept(l, "w")).isTrue();
+  }
+
+  /** Whether {@code key}'s denial under "hourly" is answered without the store afterwards. */
+  private boolean deniedAndKept(RateLimiter l, String key) {
+    l.acquire(Request.of("hourly", key));
+    assertThat(l.acquire(Request.of("hourly", key)).allowed()).isFalse();
+    int calls = store.decideCalls();
+    assertThat(l.acquire(Request.of("hourly", key)).allowed()).isFalse();
+    return store.decideCalls() == calls;
+  }
 }

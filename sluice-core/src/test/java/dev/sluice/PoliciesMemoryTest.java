@@ -126,6 +126,16 @@ class PoliciesMemoryTest {
   }
 
   @Test
+  void aNetworkKeyWhoseEveryAddressIsDenyListedIsDeniedThoughIpv4AndIpv6EntriesHoldItTogether() {
+    // ::fffe:0:0/95 is ::fffe:0:0/96, then every IPv4-mapped address.
+    join(policies.addToList(ListKind.DENY, "per_ip", "ip:0.0.0.0/0"));
+    join(policies.addToList(ListKind.DENY, "per_ip", "ip:::fffe:0:0/96"));
+    assertThat(limiter.acquire("per_ip", "ip:::fffe:0:0/95").items().get(0).reason())
+        .isEqualTo(DenyReason.DENY_LISTED);
+    assertThat(limiter.acquire("per_ip", "ip:::fffc:0:0/94").allowed()).isTrue();
+  }
+
+  @Test
   void theDenyListDeniesWithoutConsumingAndTheAllowListAdmitsWithoutLimit() {
     join(policies.addToList(ListKind.DENY, "per_ip", "ip:10.0.0.0/8"));
     join(policies.addToList(ListKind.DENY, "per_ip", "ip:2001:db8::/32"));

@@ -600,7 +600,22 @@ public final class AccessList {
       long startLo = bits >= 64 ? lo & ~lowMask(128 - bits) : 0;
       long endHi = bits >= 64 ? hi : hi | lowMask(64 - bits);
       long endLo = bits >= 64 ? lo | lowMask(128 - bits) : -1L;
-      return inV6(startHi, startLo, endHi, endLo);
+      return inV6(startHi, startLo, endHi, endLo) || acrossMapped(startHi, startLo, endHi, endLo);
+    }
+
+    /**
+     * Whether a range holding all of ::ffff:0:0/96 lies in the union of this prefix's ranges when
+     * no one IPv6 range holds it: the IPv4 ranges are kept apart, so the IPv6 ones must hold what
+     * lies on either side of the IPv4-mapped addresses, and the IPv4 ones all of those.
+     */
+    private boolean acrossMapped(long startHi, long startLo, long endHi, long endLo) {
+      if (compare(startHi, startLo, 0, MAPPED_LO_START) > 0 || compare(endHi, endLo, 0, MAPPED_LO_END) < 0
+          || !inV4(0, V4_MAX)) {
+        return false;
+      }
+      boolean below = startLo == MAPPED_LO_START || inV6(startHi, startLo, 0, MAPPED_LO_START - 1);
+      boolean above = endHi == 0 && endLo == MAPPED_LO_END || inV6(0, MAPPED_LO_END + 1, endHi, endLo);
+      return below && above;
     }
 
     /** The prefix length written at {@code from} to the end, 0 to {@code max}, or -1. */

@@ -277,4 +277,134 @@ class AccessListTest {
     // Well under one byte per lookup: what the measuring itself costs.
     assertThat(allocated).isLessThan(10_000);
   }
+  @Test
+  void anEntryWithACharacterBeyondTheBasicPlaneIsAKeyLikeAnyOther() {
+    AccessList l = list("user:\uD83D\uDE00", "team:\uD83D\uDE00*");
+    assertThat(l.matches("user:\uD83D\uDE00")).isTrue();
+    assertThat(l.matches("team:\uD83D\uDE00:7")).isTrue();
+    assertThat(l.matches("user:\uD83D")).isFalse();
+    assertThat(l.entries()).containsExactly("user:\uD83D\uDE00", "team:\uD83D\uDE00*");
+  }
+
+  @Test
+  void aHalfOfASurrogatePairAloneIsRefusedAtItsIndex() {
+    assertThatThrownBy(() -> AccessList.checkEntry("user:\uD83D"))
+        .hasMessage("entry 'user:?' has a lone surrogate at index 5; no valid key could match it");
+    assertThatThrownBy(() -> AccessList.checkEntry("user:\uDE00\uD83D"))
+        .hasMessage("entry 'user:??' has a lone surrogate at index 5; no valid key could match it");
+    assertThatThrownBy(() -> AccessList.checkEntry("\uD83D\uDE00:\uD83Dx"))
+        .hasMessage("entry '\uD83D\uDE00:?x' has a lone surrogate at index 3; no valid key could match it");
+  }
+
+  @Test
+  void anErrorShowsControlCharactersAsQuestionMarksAndEverythingElseAsWritten() {
+    assertThatThrownBy(() -> AccessList.checkEntry("a\u0000b\uD83D\uDE00"))
+        .hasMessage("entry 'a?b\uD83D\uDE00' has a control character (U+0000) at index 1");
+  }
+
+  @Test
+  void aSlashFollowedByOtherThanDigitsOrByDigitsAfterNoAddressIsPartOfAKey() {
+    // None of these reads as an address before the '/': exact keys, not errors.
+    AccessList l = list("ip:10.0.0.1/x", "user:42/7", "x.5/8", "build:v2.release/5");
+    assertThat(l.entries()).containsExactly("ip:10.0.0.1/x", "user:42/7", "x.5/8", "build:v2.release/5");
+    assertThat(l.matches("ip:10.0.0.1/x")).isTrue();
+    assertThat(l.matches("ip:10.0.0.1")).isFalse();
+    assertThat(l.matches("user:42/7")).isTrue();
+    assertThat(l.matches("build:v2.release/5")).isTrue();
+  }
+
+  @Test
+  void whatWasMeantAsAnAddressBeforeACidrLengthButIsNotOneIsRefused() {
+    for (String entry : List.of("ip:9.9.9/8", "ip:10./8", "ip:fe80:/10")) {
+      assertThatThrownBy(() -> AccessList.checkEntry(entry)).as(entry)
+          .hasMessageContaining("but no IPv4 or IPv6 address comes before it");
+    }
+  }
+
+  @Test
+  void theWholeIpv4SpaceIsWrittenSlashZeroHoweverItIsSpelled() {
+    assertThat(AccessList.checkEntry("ip:0.0.0.0/0")).isEqualTo("ip:0.0.0.0/0");
+    assertThat(AccessList.checkEntry("ip:::ffff:0:0/96")).isEqualTo("ip:0.0.0.0/0");
+    assertThat(AccessList.parseEntry("ip:::FFFF:0:0/96")).isEqualTo("ip:0.0.0.0/0");
+    assertThat(list("ip:0.0.0.0/0").matches("ip:255.255.255.255")).isTrue();
+    assertThat(list("ip:0.0.0.0/0").matches("ip:::1")).isFalse();
+  }
+
+  @Test
+  void aSlash64RangeHoldsEveryAddressOfItsNetwork() {
+    AccessList l = list("ip6:2001:db8:1:2::/64");
+    assertThat(l.matches("ip6:2001:db8:1:2:ffff:ffff:ffff:ffff")).isTrue();
+    assertThat(l.matches("ip6:2001:db8:1:2::/64")).isTrue();
+    assertThat(l.matches("ip6:2001:db8:1:3::")).isFalse();
+    assertThat(l.matches("ip6:2001:db8:1:2::/63")).isFalse();
+  }
+
+  @Test
+  void listsAreEqualWhenTheirEntriesAre() {
+    AccessList a = list("user:1", "ip:10.0.0.0/8");
+    AccessList same = list("user:1", "ip:10.0.0.0/8", "user:1");
+    assertThat(a).isEqualTo(same).hasSameHashCodeAs(same);
+    assertThat(a).isNotEqualTo(list("user:1")).isNotEqualTo(list("user:2", "ip:10.0.0.0/8")).isNotEqualTo("user:1");
+    assertThat(a.isEmpty()).isFalse();
+    assertThat(AccessList.of(List.of()).isEmpty()).isTrue();
+    assertThat(a.without("user:1").without("ip:10.0.0.0/8").isEmpty()).isTrue();
+  }
+  @Test
+  void aNetworkAcrossIpv6RangesAndTheIpv4SpaceMatchesTheirUnion() {
+    // ::fffe:0:0/95 is ::fffe:0:0/96, then every IPv4-mapped address.
+    assertThat(list("ip:0.0.0.0/0", "ip:::fffe:0:0/96").matches("ip:::fffe:0:0/95")).isTrue();
+    assertThat(list("ip:0.0.0.0/0").matches("ip:::fffe:0:0/95")).isFalse();
+    assertThat(list("ip:::fffe:0:0/96").matches("ip:::fffe:0:0/95")).isFalse();
+    assertThat(list("ip:128.0.0.0/1", "ip:::fffe:0:0/96").matches("ip:::fffe:0:0/95")).isFalse();
+
+    // ::/79: below the mapped addresses (/81 to /96, each half of what is left), the IPv4 space,
+    // and ::1:0:0:0/80 above.
+    List<String> entries = new ArrayList<>(List.of("ip:0.0.0.0/0", "ip:::1:0:0:0/80"));
+    for (int len = 81; len <= 96; len++) {
+      long start = (1L << 48) - (1L << (129 - len));
+      entries.add(String.format("ip:0:0:0:0:%x:%x:%x:%x/%d", start >>> 48 & 0xffff, start >>> 32 & 0xffff,
+          start >>> 16 & 0xffff, start & 0xffff, len));
+    }
+    assertThat(AccessList.of(entries).matches("ip:::/79")).isTrue();
+    assertThat(AccessList.of(entries.subList(1, entries.size())).matches("ip:::/79")).isFalse();
+    assertThat(AccessList.of(entries).without("ip:::1:0:0:0/80").matches("ip:::/79")).isFalse();
+    assertThat(AccessList.of(entries).without("ip:::8000:0:0/82").matches("ip:::/79")).isFalse();
+    assertThat(AccessList.of(entries).matches("ip:::/78")).isFalse();
+  }
+  @Test
+  void aNetworkKeyWithHostBitsSetIsReadAsItsNetwork() {
+    // 10.0.0.4 to 10.0.0.255, which holds 10.0.0.5 but not 10.0.0.0/24.
+    AccessList v4 = list("ip:10.0.0.4/30", "ip:10.0.0.8/29", "ip:10.0.0.16/28", "ip:10.0.0.32/27", "ip:10.0.0.64/26",
+        "ip:10.0.0.128/25");
+    assertThat(v4.matches("ip:10.0.0.5")).isTrue();
+    assertThat(v4.matches("ip:10.0.0.5/24")).isFalse();
+    assertThat(v4.with("ip:10.0.0.0/30").matches("ip:10.0.0.5/24")).isTrue();
+    AccessList v6 = list("ip:2001:8000::/17");
+    assertThat(v6.matches("ip:2001:8000::/17")).isTrue();
+    assertThat(v6.matches("ip:2001:8000::/16")).isFalse();
+  }
+
+  @Test
+  void aKeyWithABadLengthAfterItsAddressIsNoNetwork() {
+    AccessList all = list("ip:0.0.0.0/0", "ip:::/0");
+    assertThat(all.matches("ip:10.0.0.0/8")).isTrue();
+    for (String key : List.of("ip:10.0.0.0/08", "ip:10.0.0.0/33", "ip:10.0.0.0/1x", "ip:10.0.0.0/1000", "ip:::/129")) {
+      assertThat(all.matches(key)).as(key).isFalse();
+    }
+  }
+
+  @Test
+  void aRangeEndingAtTheLastAddressTakesInTheRangesAfterIt() {
+    assertThat(list("ip:8000::/1", "ip:ffff::/32").matches("ip:ffff:1::/32")).isTrue();
+    assertThat(list("ip:8000::/1", "ip:ffff::/32").matches("ip:8000::/1")).isTrue();
+  }
+
+  @Test
+  void anErrorShortensOnlyAnEntryOfMoreThan64Characters() {
+    assertThatThrownBy(() -> AccessList.checkEntry("a".repeat(63) + "\n"))
+        .hasMessageStartingWith("entry '" + "a".repeat(63) + "?' has a control character");
+    assertThatThrownBy(() -> AccessList.checkEntry("a".repeat(64) + "\n"))
+        .hasMessageStartingWith("entry '" + "a".repeat(64) + "...' has a control character");
+    assertThat(list("a", "b:*")).hasToString("AccessList[a, b:*]");
+  }
 }
