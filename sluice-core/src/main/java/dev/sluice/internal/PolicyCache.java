@@ -246,7 +246,7 @@ public final class PolicyCache implements AutoCloseable {
     }
     if (bytes - heldBytes(r) + b > maxBytes) {
       throw new PolicyFullException("this instance's cache of the store's policies holds " + bytes + " of its "
-          + maxBytes + " bytes (maxPolicyBytes: by default an eighth of the maximum heap), and this record "
+          + maxBytes + " bytes (an eighth of the maximum heap, -Xmx, unless the library sets Sluice.Builder.maxPolicyBytes), and this record "
           + "takes about " + b + "; remove some (or let bans expire) before adding more");
     }
   }
