@@ -146,7 +146,7 @@ class PolicyBoundsThroughTheBuilderTest {
         } catch (CompletionException e) {
           assertThat(e.getCause()).isInstanceOf(PolicyFullException.class)
               .hasMessageStartingWith("this instance's cache of the store's policies holds ")
-              .hasMessageContaining(" of its 20000 bytes (maxPolicyBytes");
+              .hasMessageContaining(" of its 20000 bytes (an eighth of the maximum heap, -Xmx, unless the library sets Sluice.Builder.maxPolicyBytes)");
           break;
         }
       }

@@ -39,7 +39,7 @@ abstract class DenialCacheTestBase extends TwoInstancesTestBase {
     Decision denied = a.acquire(Request.of("login", "ip:1"));
     assertThat(denied.allowed()).isFalse();
     long before = decisionCalls();
-    for (int i = 0; i < 1_000; i++) {
+    for (int i = 0; i < 100; i++) { // within the 2 s window even on a loaded machine
       Decision d = a.acquire(Request.of("login", "ip:1"));
       assertThat(d.allowed()).isFalse();
       assertThat(d.items().get(0).reason()).isEqualTo(DenyReason.LIMIT_EXCEEDED);

@@ -14,6 +14,7 @@ import dev.sluice.Window;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.RedisExtension;
 import dev.sluice.testkit.Standalone;
+import dev.sluice.testing.WarningLines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,14 +22,9 @@ import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,22 +45,8 @@ class PolicyBoundsAndLogsRedisTest {
       .ban(new BanPolicy(1, Duration.ofMinutes(1), Duration.ofHours(1))).build();
 
   final Warnings warnings = new Warnings();
-  final List<String> lines = new CopyOnWriteArrayList<>();
-  final Handler handler = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-        lines.add(r.getMessage());
-      }
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
-  final Logger policyLogger = Logger.getLogger("dev.sluice.internal.PolicyCache");
+  WarningLines warningLines;
+  List<String> lines;
   final List<AutoCloseable> open = new ArrayList<>();
   String prefix;
 
@@ -86,12 +68,13 @@ class PolicyBoundsAndLogsRedisTest {
   @BeforeEach
   void logs() {
     prefix = "b" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
-    policyLogger.addHandler(handler);
+    warningLines = WarningLines.of("dev.sluice.internal.PolicyCache");
+    lines = warningLines.lines();
   }
 
   @AfterEach
   void close() throws Exception {
-    policyLogger.removeHandler(handler);
+    warningLines.close();
     for (AutoCloseable c : open) {
       c.close();
     }
@@ -133,7 +116,7 @@ class PolicyBoundsAndLogsRedisTest {
         set++;
       } catch (CompletionException e) {
         assertThat(e.getCause()).isInstanceOf(PolicyFullException.class)
-            .hasMessageContaining(" of its 30000 bytes (maxPolicyBytes");
+            .hasMessageContaining(" of its 30000 bytes (an eighth of the maximum heap, -Xmx, unless the library sets Sluice.Builder.maxPolicyBytes)");
         break;
       }
       assertThat(set).as("live limits set within 30,000 bytes").isLessThan(100);

@@ -13,17 +13,13 @@ import dev.sluice.redis.RedisStore;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.RedisExtension;
 import dev.sluice.testkit.Standalone;
+import dev.sluice.testing.WarningLines;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -49,23 +45,8 @@ class PolicyRecordsLostOnRestartTest {
 
   @Test
   void aStoreRestartedEmptyIsReportedOnceWithTheCountsOfWhatThisInstanceHeld() throws Exception {
-    List<String> lines = new CopyOnWriteArrayList<>();
-    Handler handler = new Handler() {
-      @Override
-      public void publish(LogRecord r) {
-        if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-          lines.add(r.getMessage());
-        }
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    Logger logger = Logger.getLogger("dev.sluice.internal.PolicyCache");
-    logger.addHandler(handler);
+    WarningLines warnings = WarningLines.of("dev.sluice.internal.PolicyCache");
+    List<String> lines = warnings.lines();
     Lost lost = new Lost();
     Rule api = Rule.builder("api").window(5, Duration.ofHours(1)).build();
     RedisStore store = RedisStore.connect(redis.get().uri());
@@ -96,7 +77,7 @@ class PolicyRecordsLostOnRestartTest {
       // As designed, they are gone: the key is limited by the rule again.
       assertThat(limiter.acquire("api", "user:secret-1").items().get(0).windows().get(0).limit()).isEqualTo(5);
     } finally {
-      logger.removeHandler(handler);
+      warnings.close();
       store.close();
     }
   }
