@@ -1,6 +1,7 @@
 package dev.sluice;
 
 import dev.sluice.internal.Engine;
+import dev.sluice.internal.EngineConfig;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.spi.Store;
 import java.time.Duration;
@@ -183,8 +184,8 @@ public final class Sluice {
           m.rulesInForce(rules);
         }
         local.rulesInForce(rules);
-        return new Engine(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight, listeners,
-            sleeper, ticker, denialCacheKeys, maxPolicyBytes);
+        return new Engine(new EngineConfig(rules, s, local, localShare, maxKeyBytes, storeTimeout, maxInFlight,
+            listeners, sleeper, ticker, denialCacheKeys, maxPolicyBytes));
       } catch (RuntimeException e) {
         local.close();
         if (s != store) {

@@ -92,15 +92,11 @@ public final class Engine implements RateLimiter {
   private final Fleet fleet;
   private volatile RuleSet rules;
 
-  /**
-   * @param ticker the clock of cached bans and denials, and of the expiries policies are given
-   * @param denialCacheKeys how many denials of the store to keep (see {@link DenialCache}); 0 for
-   *     none. Ignored on a local store, which answers as fast as a cache would.
-   * @param maxPolicyBytes the most bytes the cache of the store's policies holds ({@link PolicyCache})
-   */
-  public Engine(RuleSet rules, Store store, Store local, double localShare, int maxKeyBytes, Duration storeTimeout,
-      int maxInFlight, List<DecisionListener> listeners, Sleeper sleeper, Ticker ticker, int denialCacheKeys,
-      long maxPolicyBytes) {
+  /** A limiter of what {@code c} holds; the store given is checked against the rules first. */
+  public Engine(EngineConfig c) {
+    RuleSet rules = c.rules();
+    Store store = c.store();
+    Ticker ticker = c.ticker();
     PolicyStore ps;
     try {
       ps = store.policies();
@@ -111,17 +107,17 @@ public final class Engine implements RateLimiter {
     check(store, ps, rules);
     this.rules = rules;
     this.store = store;
-    this.local = local;
-    this.localShare = localShare;
-    this.maxKeyBytes = maxKeyBytes;
-    this.storeTimeoutMillis = storeTimeout.toMillis();
-    this.maxInFlight = maxInFlight;
-    this.listeners = listeners.toArray(new DecisionListener[0]);
-    this.sleeper = sleeper;
+    this.local = c.local();
+    this.localShare = c.localShare();
+    this.maxKeyBytes = c.maxKeyBytes();
+    this.storeTimeoutMillis = c.storeTimeout().toMillis();
+    this.maxInFlight = c.maxInFlight();
+    this.listeners = c.listeners().toArray(new DecisionListener[0]);
+    this.sleeper = c.sleeper();
     this.ticker = ticker;
-    this.policyCache = new PolicyCache(ps, store.isLocal(), rules, true, maxPolicyBytes,
+    this.policyCache = new PolicyCache(ps, store.isLocal(), rules, true, c.maxPolicyBytes(),
         new PolicyLog(ticker, this.listeners));
-    this.denials = denialCacheKeys > 0 && !store.isLocal() ? new DenialCache(denialCacheKeys) : null;
+    this.denials = c.denialCacheKeys() > 0 && !store.isLocal() ? new DenialCache(c.denialCacheKeys()) : null;
     this.fleet = ps == null || store.isLocal() ? null : new Fleet(ps, ticker);
     if (fleet != null) {
       policyCache.onTick(fleet::tick);
