@@ -293,6 +293,24 @@ public final class MemoryStore implements Store {
     budget.idleAt(account(v), v.idleAt(v.lastSeen));
   }
 
+  /**
+   * Ends a decision on {@code v}, a {@link #view} of {@code s} (locked): when {@code admit}, stores
+   * it and commits {@code cost}; else, when {@link #room} reserved bytes for it ({@code roomed}),
+   * gives them back. Answers the key's state after the decision.
+   */
+  private KeyState settle(Rule rule, String key, KeyState s, KeyState v, boolean admit, boolean roomed, long now,
+      long cost, Eval e) {
+    if (admit) {
+      publish(rule, key, s, v);
+      v.commit(now, cost, e);
+      return v;
+    }
+    if (roomed) {
+      discard(s, v);
+    }
+    return s;
+  }
+
   /** Gives back what {@link #room} reserved for a view of {@code s} that was not stored after all. */
   private void discard(KeyState s, KeyState v) {
     long growth = v.bytes() - s.bytes();
@@ -440,12 +458,8 @@ public final class MemoryStore implements Store {
         boolean first = v.lastSeen == Long.MIN_VALUE;
         long now = v.clamp(requested);
         Eval e = v.evaluate(now, item.cost());
-        KeyState held = s;
-        if (e.fits && item.cost() > 0 && room(s, v, now, item.cost(), e)) {
-          publish(item.rule(), item.key(), s, v);
-          v.commit(now, item.cost(), e);
-          held = v;
-        }
+        KeyState held = settle(item.rule(), item.key(), s, v,
+            e.fits && item.cost() > 0 && room(s, v, now, item.cost(), e), false, now, item.cost(), e);
         if (first) {
           firstDecided(held, now);
         }
@@ -501,12 +515,7 @@ public final class MemoryStore implements Store {
         boolean first = v.lastSeen == Long.MIN_VALUE;
         long now = v.clamp(requested);
         Eval e = v.evaluate(now, cost);
-        KeyState held = s;
-        if (e.fits && cost > 0 && room(s, v, now, cost, e)) {
-          publish(rule, key, s, v);
-          v.commit(now, cost, e);
-          held = v;
-        }
+        KeyState held = settle(rule, key, s, v, e.fits && cost > 0 && room(s, v, now, cost, e), false, now, cost, e);
         if (first) {
           firstDecided(held, now);
         }
@@ -618,14 +627,9 @@ public final class MemoryStore implements Store {
     }
     ItemDecision[] out = new ItemDecision[n];
     for (int i = 0; i < n; i++) {
-      KeyState held = states[i];
-      if (enforcedFit && evals[i].fits && items.get(i).cost() > 0) {
-        publish(items.get(i).rule(), items.get(i).key(), states[i], views[i]);
-        views[i].commit(nows[i], items.get(i).cost(), evals[i]);
-        held = views[i];
-      } else if (roomed[i]) {
-        discard(states[i], views[i]);
-      }
+      ResolvedItem it = items.get(i);
+      KeyState held = settle(it.rule(), it.key(), states[i], views[i], enforcedFit && evals[i].fits && it.cost() > 0,
+          roomed[i], nows[i], it.cost(), evals[i]);
       if (first[i]) {
         firstDecided(held, nows[i]);
       }
@@ -748,16 +752,10 @@ public final class MemoryStore implements Store {
         continue;
       }
       ResolvedItem it = items.get(i);
-      KeyState held = states[i];
-      if (enforcedFit && evals[i].fits && it.cost() > 0) {
-        publish(it.rule(), it.key(), states[i], views[i]);
-        views[i].commit(nows[i], it.cost(), evals[i]);
-        held = views[i];
-        if (it.audit() != null && it.rule().audit() != null) {
-          auditUntil[i] = held.idleAt(nows[i]);
-        }
-      } else if (roomed[i]) {
-        discard(states[i], views[i]);
+      boolean admit = enforcedFit && evals[i].fits && it.cost() > 0;
+      KeyState held = settle(it.rule(), it.key(), states[i], views[i], admit, roomed[i], nows[i], it.cost(), evals[i]);
+      if (admit && it.audit() != null && it.rule().audit() != null) {
+        auditUntil[i] = held.idleAt(nows[i]);
       }
       if (first[i]) {
         firstDecided(held, nows[i]);
