@@ -3,14 +3,22 @@ package dev.sluice.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Algorithm;
+import dev.sluice.AuditPolicy;
+import dev.sluice.BanPolicy;
 import dev.sluice.Decision;
 import dev.sluice.Item;
+import dev.sluice.Operation;
+import dev.sluice.OperationItem;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Sluice;
 import dev.sluice.Ticker;
 import dev.sluice.Window;
 import dev.sluice.conformance.Rounds.Call;
+import dev.sluice.spi.Store;
+import dev.sluice.testing.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,15 +28,24 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntToLongFunction;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Sixteen threads on one hot key and a thousand others: no lost update, no over-admission, no deadlock. */
+/**
+ * Sixteen threads on one hot key and a thousand others: no lost update, no over-admission, no
+ * deadlock; and, with bans and audit on, several limiters on one store.
+ */
 public abstract class ConcurrencyConformanceTest extends StoreConformance {
   protected static final int THREADS = 16;
+  /** Limiters sharing the store in the tests with bans and audit. */
+  protected static final int INSTANCES = 3;
   private static final Duration MINUTE = Duration.ofSeconds(60);
+  private static final int ROUNDS = 20;
+  private static final int USERS = 4;
+  private static final int AUDIT_KEEP = 5;
 
   /**
    * The clock the store decides on, if this test can read it, for the run on the store's own
@@ -36,6 +53,25 @@ public abstract class ConcurrencyConformanceTest extends StoreConformance {
    */
   protected Ticker storeClock() {
     return null;
+  }
+
+  /**
+   * The store for limiter {@code instance} of several sharing this test's state. The default is
+   * this test's store itself; a store reached over the network returns a new client of the same
+   * server, as each process of a fleet has its own. The limiter built on it closes it.
+   */
+  protected Store storeForInstance(int instance) {
+    return store();
+  }
+
+  /**
+   * Whether the denial that reaches a ban's threshold is the last one reported as a limit exceeded
+   * when many requests race. A store that counts a request's denials toward bans after deciding it
+   * (a Redis Cluster request across shards) may report denials decided meanwhile as a limit
+   * exceeded; the ban starts at the same time all the same.
+   */
+  protected boolean bansFromTheDenialThatReachesTheThreshold() {
+    return true;
   }
 
   @ParameterizedTest
@@ -162,6 +198,86 @@ public abstract class ConcurrencyConformanceTest extends StoreConformance {
         assertThat(used).as("%s %s", r.name(), key).isLessThanOrEqualTo(limit);
         assertThat(remaining(peek(limiter, 0, r.name(), key), 0, 0)).as("remaining of %s %s", r.name(), key)
             .isEqualTo(limit - used);
+      }
+    }
+  }
+
+  /**
+   * Limiters sharing one store, sixteen threads on one address: every round admits exactly what
+   * the rule's two windows let through, the denial that reaches the ban's threshold starts the ban
+   * and every request after it is banned until it ends, on every limiter; the users' audit holds
+   * the devices of their last admitted requests; the other items consumed exactly what was admitted.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Algorithm.class, names = "LEAKY_BUCKET", mode = EnumSource.Mode.EXCLUDE)
+  void limitersOnOneStoreAdmitExactlyAndBanOneHotKeyWhenTheModelSays(Algorithm algorithm)
+      throws InterruptedException {
+    assumeSupported(algorithm);
+    PolicyRounds.Summary s = runWithBansAndAudit(algorithm, List.of("10.0.0.1"), 1);
+    // The schedule reaches both windows, bans again and again, and admits between the bans.
+    assertThat(s.bansStarted()).isGreaterThanOrEqualTo(3);
+    assertThat(s.bannedRounds()).isPositive();
+    assertThat(s.admitted()).isGreaterThan(8);
+  }
+
+  /** As above over several addresses, each with fewer requests a round: denials add up over rounds. */
+  @Test
+  void limitersOnOneStoreAdmitExactlyAndBanEachOfSeveralKeysWhenTheModelSays() throws InterruptedException {
+    PolicyRounds.Summary s = runWithBansAndAudit(Algorithm.SLIDING_LOG, List.of("10.0.0.1", "10.0.0.2", "10.0.0.3"),
+        2);
+    assertThat(s.bansStarted()).isGreaterThanOrEqualTo(3);
+    assertThat(s.admitted()).isGreaterThan(24);
+  }
+
+  /**
+   * Per address 4 per second and 10 per 5 s, banned for 700 ms after 6 denials within 2 s; per
+   * user and globally room for everything, two windows each, and each user's last devices audited.
+   * Rounds are 450 ms apart, all within one aligned 10 s window.
+   */
+  private PolicyRounds.Summary runWithBansAndAudit(Algorithm algorithm, List<String> ips, int maxPerThread)
+      throws InterruptedException {
+    assumeSupported(Algorithm.FIXED_WINDOW);
+    Rule perIp = rule("per_ip").algorithm(algorithm).window(4, ms(1_000)).window(10, ms(5_000))
+        .ban(new BanPolicy(6, ms(2_000), ms(700))).build();
+    Rule perUser = rule("per_user").algorithm(Algorithm.FIXED_WINDOW).window(100_000, MINUTE).window(50_000, ms(10_000))
+        .audit(new AuditPolicy(AUDIT_KEEP, "device")).build();
+    Rule global = rule("global").algorithm(Algorithm.FIXED_WINDOW).window(1_000_000, MINUTE)
+        .window(500_000, ms(10_000)).build();
+    String op = unique("login");
+    RuleSet rules = RuleSet.of(perIp, perUser, global).withOperations(List.of(Operation.of(op,
+        OperationItem.of(perIp.name(), "ip:{ip}"), OperationItem.of(perUser.name(), "user:{user}"),
+        OperationItem.of(global.name(), "all"))), List.of());
+    long base = BASE_MS * 1000;
+    IntToLongFunction time = r -> base + r * 450_000L;
+    FakeTicker clock = new FakeTicker(base);
+    List<RateLimiter> limiters = new ArrayList<>();
+    try {
+      for (int i = 0; i < INSTANCES; i++) {
+        limiters.add(Sluice.builder().store(storeForInstance(i)).rules(rules).ticker(clock).build());
+      }
+      List<PolicyRounds.Call> calls = PolicyRounds.run(limiters, clock, op, perIp.name(), THREADS, ROUNDS,
+          maxPerThread, ips, USERS, time);
+      PolicyRounds.Summary s = PolicyRounds.assertEachRoundAsTheModelSays(perIp, calls, time,
+          bansFromTheDenialThatReachesTheThreshold());
+      long last = time.applyAsLong(ROUNDS - 1);
+      for (int u = 0; u < USERS; u++) {
+        String user = "u" + u;
+        long used = calls.stream().filter(c -> c.allowed() && c.user().equals(user)).count();
+        Decision peek = limiters.get(u % INSTANCES).acquire(Request.of(Item.of(perUser.name(), "user:" + user, 0))
+            .atMicros(last));
+        assertThat(remaining(peek, 0, 0)).as("minute of %s", user).isEqualTo(100_000 - used);
+        assertThat(remaining(peek, 0, 1)).as("10 s of %s", user).isEqualTo(50_000 - used);
+        List<String> audit = limiters.get((u + 1) % INSTANCES).policies().audit(perUser.name(), "user:" + user)
+            .toCompletableFuture().join();
+        PolicyRounds.assertAuditHoldsTheLastDistinctValues(user, audit, AUDIT_KEEP, calls);
+      }
+      Decision all = limiters.get(0).acquire(Request.of(Item.of(global.name(), "all", 0)).atMicros(last));
+      assertThat(remaining(all, 0, 0)).isEqualTo(1_000_000 - s.admitted());
+      assertThat(remaining(all, 0, 1)).isEqualTo(500_000 - s.admitted());
+      return s;
+    } finally {
+      for (RateLimiter l : limiters) {
+        l.close();
       }
     }
   }
