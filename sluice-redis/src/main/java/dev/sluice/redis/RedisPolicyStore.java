@@ -55,6 +55,8 @@ final class RedisPolicyStore implements PolicyStore {
   static final int DENIAL_MINUTES = 61;
   /** The end of the year 9999: far below 2^53, which the script's numbers hold exactly. */
   static final long MAX_EXPIRY_MILLIS = 253_402_300_799_999L;
+  /** The value of the record a limiter writes for a ban the decisions started (PolicyCache.recordBan). */
+  private static final String AUTOMATIC = "automatic";
 
   private static final Pattern RULE = Pattern.compile("[A-Za-z0-9_.:/-]{1,128}");
   private static final Pattern SKETCH_HEADER = Pattern.compile("sketch/1 (\\d{1,9}) (\\d{1,18}) (\\d{1,9})");
@@ -113,8 +115,11 @@ final class RedisPolicyStore implements PolicyStore {
         throw new IllegalArgumentException("policy expiry must be between 0 (never) and " + MAX_EXPIRY_MILLIS
             + " (the end of the year 9999) epoch milliseconds, was " + record.expiresAtMillis());
       }
-      CompletionStage<Void> first = record.kind() == PolicyKind.BAN
-          // The ban in decisions first: once the record is visible, decisions ban too.
+      // The ban in decisions first: once the record is visible, decisions ban too. Not for the
+      // record of an automatic ban: the decisions started that ban themselves, and the record,
+      // written after a limiter learned it, may arrive once it has ended and a newer ban or a new
+      // count of denials has begun, which rewriting the ban key would take away.
+      CompletionStage<Void> first = record.kind() == PolicyKind.BAN && !AUTOMATIC.equals(record.value())
           ? siblings.ban(record.rule(), record.key(), record.expiresAtMillis())
           : CompletableFuture.completedFuture(null);
       return first.thenCompose(v -> this.<Long>records(ScriptOutputType.INTEGER, "put", kind(record.kind()), field,

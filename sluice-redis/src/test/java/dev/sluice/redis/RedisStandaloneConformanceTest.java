@@ -59,4 +59,12 @@ class RedisStandaloneConformanceTest {
       return redis.get().uri();
     }
   }
+
+  @Nested
+  class Concurrency extends RedisConcurrencyConformance {
+    @Override
+    String uri() {
+      return redis.get().uri();
+    }
+  }
 }
