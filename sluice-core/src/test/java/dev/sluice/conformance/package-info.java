@@ -20,7 +20,10 @@
  *   <li>{@link dev.sluice.conformance.KeysAndRulesConformanceTest} — overrides, reset, keys of any
  *       characters, rule changes, time going backwards;
  *   <li>{@link dev.sluice.conformance.ConcurrencyConformanceTest} — sixteen threads, exact answers
- *       per round, bounds on the store's own clock (override {@code storeClock()} to run it);
+ *       per round, bounds on the store's own clock (override {@code storeClock()} to run it); and
+ *       several limiters on one store with bans and audit on, each round's admissions, denials and
+ *       bans as an exact model says (override {@code storeForInstance(int)} to give each limiter
+ *       a client of its own);
  *   <li>{@link dev.sluice.conformance.AlgorithmBoundProperties} (jqwik) — random traces compared
  *       decision by decision with exact models ({@link dev.sluice.conformance.Oracles}) and
  *       checked against each SPEC §3 bound ({@link dev.sluice.conformance.Bounds}).
