@@ -458,7 +458,7 @@ public final class ConfigLoader {
   private static String suggestion(String rule, RuleSet rules) {
     for (Rule r : rules.rules()) {
       // A typo is a small part of a name: "a" is no misspelling of "b".
-      if (NativeReader.distance(r.name(), rule) <= Math.min(2, rule.length() / 2)) {
+      if (FieldReader.distance(r.name(), rule) <= Math.min(2, rule.length() / 2)) {
         return " (did you mean '" + r.name() + "'?)";
       }
     }
