@@ -1,12 +1,13 @@
 package dev.sluice.server.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import picocli.CommandLine;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code sluice bans}: the bans of a running service, manual and automatic. */
 @Command(name = "bans", mixinStandardHelpOptions = true,
@@ -14,22 +15,25 @@ import picocli.CommandLine.Spec;
         + "Exit codes: 0 done, 1 not found, 2 a mistake in what was given, 3 the service could not be reached "
         + "or answer."},
     subcommands = {BansCommand.Set.class, BansCommand.Get.class, BansCommand.Rm.class, BansCommand.Ls.class})
-final class BansCommand implements Runnable {
-  @Spec
-  CommandSpec spec;
+final class BansCommand extends PolicyCommand.KeyGroup {
+  private static final PolicyCommand.KeyResource BANS = new PolicyCommand.KeyResource("/v1/bans", "the ban on",
+      new PolicyCommand.Shape(List.of("RULE", "KEY", "UNTIL", "LEFT", "BY"), BansCommand::row));
 
   @Override
-  public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: set, get, rm or ls");
+  PolicyCommand.KeyResource resource() {
+    return BANS;
   }
 
-  static String path(String rule, String key) {
-    return "/v1/bans/" + AdminClient.segment(rule) + "/" + AdminClient.segment(key);
+  private static List<String> row(JsonNode b) {
+    Instant until = Instant.parse(b.get("until").asText());
+    long left = Math.max(0, Duration.between(Instant.now(), until).toSeconds());
+    return List.of(b.get("rule").asText(), b.get("key").asText(), b.get("until").asText(), left + "s",
+        b.get("automatic").asBoolean() ? "automatic" : "manual");
   }
 
   @Command(name = "set", mixinStandardHelpOptions = true,
       description = "Bans KEY under RULE for a duration or until a time, replacing any ban it had.")
-  static final class Set extends PolicyCommand.OfKey {
+  static final class Set extends PolicyCommand.SetKey {
     static final class Expiry {
       @Option(names = "--for", required = true, paramLabel = "DURATION", description = "how long, e.g. 15m or 2h")
       String lasts;
@@ -43,47 +47,24 @@ final class BansCommand implements Runnable {
     Expiry expiry;
 
     @Override
-    public Integer call() {
+    ObjectNode body() {
       ObjectNode body = AdminClient.JSON.createObjectNode();
       if (expiry.lasts != null) {
         body.put("for", expiry.lasts);
       } else {
         body.put("until", expiry.until);
       }
-      return show(client().call("PUT", path(rule, key), body.toString()), BAN_HEADER, PolicyCommand::banRow);
+      return body;
     }
   }
 
   @Command(name = "get", mixinStandardHelpOptions = true, description = "Shows the ban in force on KEY under RULE.")
-  static final class Get extends PolicyCommand.OfKey {
-    @Override
-    public Integer call() {
-      return show(client().call("GET", path(rule, key), null), BAN_HEADER, PolicyCommand::banRow);
-    }
-  }
+  static final class Get extends PolicyCommand.GetKey {}
 
   @Command(name = "rm", mixinStandardHelpOptions = true,
       description = "Lifts the ban on KEY under RULE, manual or automatic, and forgets its counted denials.")
-  static final class Rm extends PolicyCommand.OfKey {
-    @Override
-    public Integer call() {
-      client().call("DELETE", path(rule, key), null);
-      return removed("the ban on '" + key + "' under rule '" + rule + "'");
-    }
-  }
+  static final class Rm extends PolicyCommand.RmKey {}
 
   @Command(name = "ls", mixinStandardHelpOptions = true, description = "Lists bans in force in key order.")
-  static final class Ls extends PolicyCommand {
-    @Option(names = "--rule", paramLabel = "RULE", description = "of this rule only")
-    String rule;
-
-    @picocli.CommandLine.Mixin
-    Paging paging;
-
-    @Override
-    public Integer call() {
-      return list("/v1/bans" + (rule == null ? "" : "?rule=" + AdminClient.query(rule)), paging, BAN_HEADER,
-          PolicyCommand::banRow);
-    }
-  }
+  static final class Ls extends PolicyCommand.LsKeys {}
 }

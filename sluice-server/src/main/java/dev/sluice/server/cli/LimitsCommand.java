@@ -1,14 +1,13 @@
 package dev.sluice.server.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code sluice limits}: the live limits of a running service. */
 @Command(name = "limits", mixinStandardHelpOptions = true,
@@ -16,23 +15,29 @@ import picocli.CommandLine.Spec;
         + "applied by every instance. Exit codes: 0 done, 1 not found, 2 a mistake in what was given, "
         + "3 the service could not be reached or answer."},
     subcommands = {LimitsCommand.Set.class, LimitsCommand.Get.class, LimitsCommand.Rm.class, LimitsCommand.Ls.class})
-final class LimitsCommand implements Runnable {
-  @Spec
-  CommandSpec spec;
+final class LimitsCommand extends PolicyCommand.KeyGroup {
+  private static final PolicyCommand.KeyResource LIMITS = new PolicyCommand.KeyResource("/v1/limits",
+      "the live limit of", new PolicyCommand.Shape(List.of("RULE", "KEY", "LIMIT"),
+          l -> List.of(l.get("rule").asText(), l.get("key").asText(), limitText(l))));
 
   @Override
-  public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: set, get, rm or ls");
+  PolicyCommand.KeyResource resource() {
+    return LIMITS;
   }
 
-  static String path(String rule, String key) {
-    return "/v1/limits/" + AdminClient.segment(rule) + "/" + AdminClient.segment(key);
+  private static String limitText(JsonNode l) {
+    if (l.has("tier")) {
+      return "tier " + l.get("tier").asText();
+    }
+    List<String> ws = new ArrayList<>();
+    l.get("windows").forEach(w -> ws.add(w.get("limit").asText() + "/" + w.get("period").asText()));
+    return String.join(", ", ws);
   }
 
   @Command(name = "set", mixinStandardHelpOptions = true,
       description = "Gives KEY under RULE a tier of the configuration or windows of its own, replacing any it had; "
           + "what the key consumed stays consumed.")
-  static final class Set extends PolicyCommand.OfKey {
+  static final class Set extends PolicyCommand.SetKey {
     static final class Limit {
       @Option(names = "--tier", required = true, paramLabel = "NAME", description = "a tier of the configuration")
       String tier;
@@ -46,7 +51,7 @@ final class LimitsCommand implements Runnable {
     Limit limit;
 
     @Override
-    public Integer call() {
+    ObjectNode body() {
       ObjectNode body = AdminClient.JSON.createObjectNode();
       if (limit.tier != null) {
         body.put("tier", limit.tier);
@@ -67,42 +72,17 @@ final class LimitsCommand implements Runnable {
           ws.addObject().put("limit", n).put("period", w.substring(slash + 1));
         }
       }
-      return show(client().call("PUT", path(rule, key), body.toString()), LIMIT_HEADER,
-          l -> List.of(l.get("rule").asText(), l.get("key").asText(), limitText(l)));
+      return body;
     }
   }
 
   @Command(name = "get", mixinStandardHelpOptions = true, description = "Shows the live limit of KEY under RULE.")
-  static final class Get extends PolicyCommand.OfKey {
-    @Override
-    public Integer call() {
-      return show(client().call("GET", path(rule, key), null), LIMIT_HEADER,
-          l -> List.of(l.get("rule").asText(), l.get("key").asText(), limitText(l)));
-    }
-  }
+  static final class Get extends PolicyCommand.GetKey {}
 
   @Command(name = "rm", mixinStandardHelpOptions = true,
       description = "Removes the live limit of KEY under RULE: the rule's own windows apply again.")
-  static final class Rm extends PolicyCommand.OfKey {
-    @Override
-    public Integer call() {
-      client().call("DELETE", path(rule, key), null);
-      return removed("the live limit of '" + key + "' under rule '" + rule + "'");
-    }
-  }
+  static final class Rm extends PolicyCommand.RmKey {}
 
   @Command(name = "ls", mixinStandardHelpOptions = true, description = "Lists live limits in key order, a page at a time.")
-  static final class Ls extends PolicyCommand {
-    @Option(names = "--rule", paramLabel = "RULE", description = "of this rule only")
-    String rule;
-
-    @picocli.CommandLine.Mixin
-    Paging paging;
-
-    @Override
-    public Integer call() {
-      return list("/v1/limits" + (rule == null ? "" : "?rule=" + AdminClient.query(rule)), paging, LIMIT_HEADER,
-          l -> List.of(l.get("rule").asText(), l.get("key").asText(), limitText(l)));
-    }
-  }
+  static final class Ls extends PolicyCommand.LsKeys {}
 }

@@ -1,11 +1,9 @@
 package dev.sluice.server.cli;
 
 import java.util.List;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code sluice lists}: the run-time allow and deny lists of a running service. */
 @Command(name = "lists", mixinStandardHelpOptions = true,
@@ -14,14 +12,10 @@ import picocli.CommandLine.Spec;
         + "(ip:10.0.0.0/8). Exit codes: 0 done, 1 not found, 2 a mistake in what was given, 3 the service could "
         + "not be reached or answer."},
     subcommands = {ListsCommand.Add.class, ListsCommand.Rm.class, ListsCommand.Ls.class})
-final class ListsCommand implements Runnable {
-  @Spec
-  CommandSpec spec;
-
-  @Override
-  public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: add, rm or ls");
-  }
+final class ListsCommand extends PolicyCommand.Group {
+  private static final PolicyCommand.Shape ENTRY = new PolicyCommand.Shape(List.of("LIST", "RULE", "ENTRY"),
+      e -> List.of(e.get("list").asText(), e.get("rule").asText(), e.get("entry").asText()));
+  private static final PolicyCommand.Shape LISTED = new PolicyCommand.Shape(List.of("ENTRY"), e -> List.of(e.asText()));
 
   static String kind(String k) {
     if (!k.equals("allow") && !k.equals("deny")) {
@@ -31,60 +25,55 @@ final class ListsCommand implements Runnable {
     return k;
   }
 
-  @Command(name = "add", mixinStandardHelpOptions = true, description = "Adds ENTRY to the LIST (allow or deny) of RULE.")
-  static final class Add extends PolicyCommand {
+  /** A command about the LIST (allow or deny) of RULE, named first. */
+  abstract static class OfList extends PolicyCommand {
     @Parameters(index = "0", paramLabel = "LIST", description = "allow or deny")
     String list;
 
     @Parameters(index = "1", paramLabel = "RULE")
     String rule;
 
+    String path() {
+      return "/v1/lists/" + kind(list) + "/" + AdminClient.segment(rule);
+    }
+  }
+
+  /** A command about one ENTRY of a list, named after the list and its rule. */
+  abstract static class OfEntry extends OfList {
     @Parameters(index = "2", paramLabel = "ENTRY")
     String entry;
 
+    String entryPath() {
+      return path() + "/" + AdminClient.segment(entry);
+    }
+  }
+
+  @Command(name = "add", mixinStandardHelpOptions = true, description = "Adds ENTRY to the LIST (allow or deny) of RULE.")
+  static final class Add extends OfEntry {
     @Override
     public Integer call() {
-      return show(client().call("PUT", "/v1/lists/" + kind(list) + "/" + AdminClient.segment(rule) + "/"
-          + AdminClient.segment(entry), null), List.of("LIST", "RULE", "ENTRY"),
-          e -> List.of(e.get("list").asText(), e.get("rule").asText(), e.get("entry").asText()));
+      return show(client().call("PUT", entryPath(), null), ENTRY);
     }
   }
 
   @Command(name = "rm", mixinStandardHelpOptions = true,
       description = "Removes a run-time ENTRY from the LIST (allow or deny) of RULE.")
-  static final class Rm extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "LIST", description = "allow or deny")
-    String list;
-
-    @Parameters(index = "1", paramLabel = "RULE")
-    String rule;
-
-    @Parameters(index = "2", paramLabel = "ENTRY")
-    String entry;
-
+  static final class Rm extends OfEntry {
     @Override
     public Integer call() {
-      client().call("DELETE", "/v1/lists/" + kind(list) + "/" + AdminClient.segment(rule) + "/"
-          + AdminClient.segment(entry), null);
+      client().call("DELETE", entryPath(), null);
       return removed("'" + entry + "' from the " + list + " list of rule '" + rule + "'");
     }
   }
 
   @Command(name = "ls", mixinStandardHelpOptions = true, description = "Lists the run-time entries of a LIST of RULE.")
-  static final class Ls extends PolicyCommand {
-    @Parameters(index = "0", paramLabel = "LIST", description = "allow or deny")
-    String list;
-
-    @Parameters(index = "1", paramLabel = "RULE")
-    String rule;
-
-    @picocli.CommandLine.Mixin
+  static final class Ls extends OfList {
+    @Mixin
     Paging paging;
 
     @Override
     public Integer call() {
-      return list("/v1/lists/" + kind(list) + "/" + AdminClient.segment(rule), paging, List.of("ENTRY"),
-          e -> List.of(e.asText()));
+      return list(path(), paging, LISTED);
     }
   }
 }

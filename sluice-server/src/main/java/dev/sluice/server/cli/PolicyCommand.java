@@ -4,19 +4,26 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** What every command on a running service's policies shares: its options, its client, its output. */
+/**
+ * What every command on a running service's policies shares: its options, its client, its output;
+ * and the one shape of the commands of a resource ({@code sluice limits}, {@code bans},
+ * {@code lists}): a {@link Group} of subcommands {@code set} or {@code add}, {@code get},
+ * {@code rm} and {@code ls}, whose resource's entries are put, shown, removed and listed here
+ * alike. A resource of keys ({@link KeyResource}: limits, bans) states only its path, what a
+ * removal says, and how an entry is printed; its subcommands state only their names, help and
+ * body.
+ */
 abstract class PolicyCommand implements Callable<Integer> {
   @Mixin
   AdminOptions admin;
@@ -88,6 +95,17 @@ abstract class PolicyCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** How an entry of a resource is printed: the table's header, and an entry's row. */
+  record Shape(List<String> header, Function<JsonNode, List<String>> row) {}
+
+  int list(String path, Paging p, Shape shape) {
+    return list(path, p, shape.header(), shape.row());
+  }
+
+  int show(JsonNode n, Shape shape) {
+    return show(n, shape.header(), shape.row());
+  }
+
   /** Prints one answer: as JSON, or as a one-row table. */
   int show(JsonNode n, List<String> header, Function<JsonNode, List<String>> row) {
     if (admin.json) {
@@ -108,22 +126,78 @@ abstract class PolicyCommand implements Callable<Integer> {
     return 0;
   }
 
-  static String limitText(JsonNode l) {
-    if (l.has("tier")) {
-      return "tier " + l.get("tier").asText();
+  /** The command of a resource: without a subcommand, it names them. */
+  abstract static class Group implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+      List<String> names = List.copyOf(spec.subcommands().keySet());
+      throw new CommandLine.ParameterException(spec.commandLine(), "missing command: "
+          + String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.get(names.size() - 1));
     }
-    List<String> ws = new ArrayList<>();
-    l.get("windows").forEach(w -> ws.add(w.get("limit").asText() + "/" + w.get("period").asText()));
-    return String.join(", ", ws);
   }
 
-  static List<String> banRow(JsonNode b) {
-    Instant until = Instant.parse(b.get("until").asText());
-    long left = Math.max(0, Duration.between(Instant.now(), until).toSeconds());
-    return List.of(b.get("rule").asText(), b.get("key").asText(), b.get("until").asText(), left + "s",
-        b.get("automatic").asBoolean() ? "automatic" : "manual");
+  /**
+   * A resource of (rule, key) entries at {@code path}: {@code removal} names what {@code rm} took
+   * away ("the ban on"), {@code shape} how an entry is printed.
+   */
+  record KeyResource(String path, String removal, Shape shape) {
+    String of(String rule, String key) {
+      return path + "/" + AdminClient.segment(rule) + "/" + AdminClient.segment(key);
+    }
   }
 
-  static final List<String> BAN_HEADER = List.of("RULE", "KEY", "UNTIL", "LEFT", "BY");
-  static final List<String> LIMIT_HEADER = List.of("RULE", "KEY", "LIMIT");
+  /** The command of a resource of keys, which its subcommands act on. */
+  abstract static class KeyGroup extends Group {
+    abstract KeyResource resource();
+  }
+
+  /** The resource of the command this subcommand belongs to: the group states it once for all four. */
+  KeyResource resource() {
+    return ((KeyGroup) spec.parent().userObject()).resource();
+  }
+
+  /** {@code set}: replaces the entry of RULE KEY with the one {@link #body} gives, then shows it. */
+  abstract static class SetKey extends OfKey {
+    abstract ObjectNode body();
+
+    @Override
+    public Integer call() {
+      return show(client().call("PUT", resource().of(rule, key), body().toString()), resource().shape());
+    }
+  }
+
+  /** {@code get}: shows the entry of RULE KEY. */
+  abstract static class GetKey extends OfKey {
+    @Override
+    public Integer call() {
+      return show(client().call("GET", resource().of(rule, key), null), resource().shape());
+    }
+  }
+
+  /** {@code rm}: removes the entry of RULE KEY. */
+  abstract static class RmKey extends OfKey {
+    @Override
+    public Integer call() {
+      client().call("DELETE", resource().of(rule, key), null);
+      return removed(resource().removal() + " '" + key + "' under rule '" + rule + "'");
+    }
+  }
+
+  /** {@code ls}: the entries in key order, of one rule or all, a page at a time. */
+  abstract static class LsKeys extends PolicyCommand {
+    @Option(names = "--rule", paramLabel = "RULE", description = "of this rule only")
+    String rule;
+
+    @Mixin
+    Paging paging;
+
+    @Override
+    public Integer call() {
+      return list(resource().path() + (rule == null ? "" : "?rule=" + AdminClient.query(rule)), paging,
+          resource().shape());
+    }
+  }
 }
