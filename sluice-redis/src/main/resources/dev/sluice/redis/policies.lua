@@ -181,7 +181,11 @@ end
 -- (args[1 + k]) toward the ban whose key is keys[k] (the client chose them as BanCounts does).
 local function count_denials(call, keys, args)
   for k = 1, #keys do
-    count_denial(keys[k], item(call, args[1 + k]), call.now)
+    -- A ban started since the request was decided (by another request's count) was in force
+    -- before this count: the request would have been banned, and counts nothing.
+    if read_ban(keys[k]) <= call.now then
+      count_denial(keys[k], item(call, args[1 + k]), call.now)
+    end
   end
   return {#keys}
 end

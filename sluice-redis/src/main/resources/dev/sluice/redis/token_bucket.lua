@@ -135,6 +135,9 @@ do
       local delta = tat[i] - undo[i]
       if delta >= 0 then
         tat[i] = math.max(tat[i] - it.cost * it.aux1[i], last + delta)
+      else
+        -- Other reservations were refunded since: this one's units are still in the TAT.
+        tat[i] = math.max(tat[i] - it.cost * it.aux1[i], last)
       end
     end
     store_fields(call, key, it, last, tat, it.n, nil)

@@ -59,4 +59,18 @@ class RedisClusterConformanceTest {
       return redis.get().uri();
     }
   }
+
+  @Nested
+  class Concurrency extends RedisConcurrencyConformance {
+    @Override
+    String uri() {
+      return redis.get().uri();
+    }
+
+    /** A request across shards counts its denials toward bans once every shard has answered. */
+    @Override
+    protected boolean bansFromTheDenialThatReachesTheThreshold() {
+      return false;
+    }
+  }
 }
