@@ -45,7 +45,7 @@ final class PolicyRounds {
   /** One request: its round, attributes, and the store's answer for the item of the rule that bans. */
   record Call(int round, String ip, String user, String device, boolean allowed, DenyReason reason) {}
 
-  /** What the model saw over a run: keys admitted at all, bans started, rounds a key was banned from the start. */
+  /** What the model saw over a run: requests admitted, bans started, rounds a key was banned from the start. */
   record Summary(long admitted, int bansStarted, int bannedRounds) {}
 
   /**
