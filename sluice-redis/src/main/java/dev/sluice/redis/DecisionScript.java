@@ -45,8 +45,8 @@ import java.util.regex.Pattern;
 final class DecisionScript {
   static final List<String> PARTS = List.of(
       "values.lua", "items.lua", "sliding_log_ring.lua", "sliding_log_large.lua", "sliding_log.lua",
-      "sliding_window.lua", "fixed_window.lua", "token_bucket.lua", "leaky_bucket.lua", "carry.lua", "requests.lua",
-      "policies.lua", "decide.lua");
+      "sliding_window.lua", "fixed_window.lua", "token_bucket.lua", "leaky_bucket.lua", "carry.lua", "policies.lua",
+      "entries.lua", "requests.lua", "decide.lua");
 
   private static final byte[] BODY = assemble();
   /**

@@ -13,8 +13,9 @@
 --   'u' refund: undo reservations.
 --   'b' batch: several requests, each decided as by 'd', one after the other; the client sends
 --       one when decisions queue up behind calls in flight.
---   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: its sibling
---       keys follow the state keys and its audit values are the last argument (policies.lua).
+--   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: the same
+--       transaction with its policy hooks; the modes say that the item's sibling keys follow the
+--       state keys and its audit values are the last argument (policies.lua).
 --   'c': after a request decided across shards, count one denial toward the bans of its items
 --       on this shard: keys are their ban keys, args their item arguments (policies.lua).
 -- time: microseconds since the epoch ('d1700000000000000'), or nothing for the server's clock
@@ -99,11 +100,15 @@ local function decide(keys, args)
   elseif mode == 'b' then
     decide_batch(call, keys, args)
   elseif mode == 'r' then
-    return reserve(call, keys, args)
-  elseif mode == 'p' or mode == 'q' then
-    return decide_policies(call, keys, args, mode == 'q')
+    return reserve(call, keys, args, #args - 1, nil)
+  elseif mode == 'p' then
+    local n = #args - 2
+    decide_request(call, keys, 0, args, 1, n, new_policy(keys, n, args[#args], true))
+  elseif mode == 'q' then
+    local n = #args - 2
+    return reserve(call, keys, args, n, new_policy(keys, n, args[#args], false))
   elseif mode == 'c' then
-    return count_denials(call, keys, args)
+    return count_denials(call, keys, args, item)
   else
     return redis.error_reply('ERR unknown mode ' .. mode)
   end
