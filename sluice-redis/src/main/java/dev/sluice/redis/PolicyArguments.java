@@ -17,13 +17,8 @@ import java.util.concurrent.CompletableFuture;
  * request without such items adds nothing.
  */
 final class PolicyArguments {
-  /** Records ARGV[1] in the audit list KEYS[2] of the state key KEYS[1], keeping ARGV[2] values, as policies.lua does. */
-  private static final byte[] RECORD_SCRIPT = ("redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
-      + "redis.call('LPUSH', KEYS[2], ARGV[1])\n"
-      + "redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)\n"
-      + "local px = redis.call('PTTL', KEYS[1])\n"
-      + "if px > 0 then redis.call('PEXPIRE', KEYS[2], px) end\n"
-      + "return 1\n").getBytes(StandardCharsets.US_ASCII);
+  /** Mode {@code a}: audit values recorded after a request decided across shards. */
+  private static final byte[] RECORD_AUDITS = {'a'};
 
   private PolicyArguments() {}
 
@@ -92,7 +87,7 @@ final class PolicyArguments {
 
   /**
    * After a request decided across shards: records the audit values of its consumed items (one
-   * call per such item, on its shard), then answers {@code decided}. A reservation may be
+   * call per such item, on its shard, mode {@code a}), then answers {@code decided}. A reservation may be
    * refunded, and a refund cannot take a value back out of an audit list: reservations record
    * none, and the values of an admitted request are recorded here.
    */
@@ -108,8 +103,9 @@ final class PolicyArguments {
       ResolvedItem it = items.get(i);
       if (audited(it) && it.cost() > 0 && decided.get(i).allowed()) {
         byte[][] k = {keys[i], StateSiblings.auditKey(keys[i])};
-        byte[][] a = {it.audit().getBytes(StandardCharsets.UTF_8), ItemShape.num(it.rule().audit().keep())};
-        calls.add(link.<Long>eval(RECORD_SCRIPT, ScriptOutputType.INTEGER, k, a));
+        byte[][] a = {RECORD_AUDITS, it.audit().getBytes(StandardCharsets.UTF_8),
+            ItemShape.num(it.rule().audit().keep())};
+        calls.add(DecisionScript.<List<?>>run(link, ScriptOutputType.MULTI, k, a));
       }
     }
     return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(v -> decided);

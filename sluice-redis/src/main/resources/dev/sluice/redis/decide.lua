@@ -16,6 +16,8 @@
 --   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: the same
 --       transaction with its policy hooks; the modes say that the item's sibling keys follow the
 --       state keys and its audit values are the last argument (policies.lua).
+--   'a': after a request decided across shards and admitted, record audit values: keys are
+--       pairs of a state key and its audit list, args each pair's value and keep (policies.lua).
 --   'c': after a request decided across shards, count one denial toward the bans of its items
 --       on this shard: keys are their ban keys, args their item arguments (policies.lua).
 -- time: microseconds since the epoch ('d1700000000000000'), or nothing for the server's clock
@@ -80,6 +82,9 @@ local function decide(keys, args)
       it.algorithm.refund(call, keys[k], it, cjson.decode(args[pos + 1]))
     end
     return {k}
+  end
+  if mode == 'a' then
+    return record_audits(keys, args)
   end
 
   local now

@@ -1,7 +1,7 @@
 -- Bans and audit: the hooks of the one transaction (requests.lua) for a request with an item of a
--- rule that bans or audits (modes 'p' and 'q', see decide.lua), and the count after a request
--- decided across shards (mode 'c'). Requests without such items carry no policy: the transaction
--- tests it for nil and does nothing more.
+-- rule that bans or audits (modes 'p' and 'q', see decide.lua), and the counts and records after
+-- a request decided across shards (modes 'c' and 'a'). Requests without such items carry no
+-- policy: the transaction tests it for nil and does nothing more.
 --
 -- Besides its state key, such an item has sibling keys in the state key's hash tag (so a Cluster
 -- keeps them on its shard), declared in KEYS after every state key, in item order: for a rule
@@ -163,4 +163,13 @@ local function count_denials(call, keys, args, item)
     count_denial(keys[k], item(call, args[1 + k]), call.now)
   end
   return {#keys}
+end
+
+-- Mode 'a': after a request decided across shards and admitted, each audit value args[2k]
+-- recorded in the list keys[2k] of the state key keys[2k - 1], keeping args[2k + 1] values.
+local function record_audits(keys, args)
+  for k = 1, #keys / 2 do
+    record_audit(keys[2 * k], keys[2 * k - 1], args[2 * k], tonumber(args[2 * k + 1]))
+  end
+  return {#keys / 2}
 end
