@@ -219,7 +219,7 @@ public final class RedisStore implements Store {
   /**
    * Refuses a rule with a window (its own or an override's) or a {@code max_wait} beyond what the
    * script's arithmetic represents exactly, or a {@code sliding_log} window above {@value
-   * dev.sluice.algorithm.SlidingLog#STORED_MAX_LIMIT} units (see {@code docs/redis.md}, "Limits,
+   * ScriptAlgorithm#LOG_MAX_LIMIT} units (see {@code docs/redis.md}, "Limits,
    * refused when the rule is given to the store").
    */
   @Override
