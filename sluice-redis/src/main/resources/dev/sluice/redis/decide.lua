@@ -108,10 +108,10 @@ local function decide(keys, args)
     return reserve(call, keys, args, #args - 1, nil)
   elseif mode == 'p' then
     local n = #args - 2
-    decide_request(call, keys, 0, args, 1, n, new_policy(keys, n, args[#args], true))
+    decide_request(call, keys, 0, args, 1, n, new_policy(keys, n, args[#args]))
   elseif mode == 'q' then
     local n = #args - 2
-    return reserve(call, keys, args, n, new_policy(keys, n, args[#args], false))
+    return reserve(call, keys, args, n, new_policy(keys, n, args[#args]))
   elseif mode == 'c' then
     return count_denials(call, keys, args, item)
   else

@@ -21,8 +21,8 @@ local BAN_FORMAT = '<i8i8i8'
 -- The policy of a request of n items whose state keys are keys[1..n]: its sibling keys follow
 -- them, its audit values are `values`. Read item by item (policy_item) as the transaction
 -- decodes the items.
-local function new_policy(keys, n, values, counting)
-  return {keys = keys, sibling = n, values = values, pos = 1, bans = {}, audits = {}, counting = counting}
+local function new_policy(keys, n, values)
+  return {keys = keys, sibling = n, values = values, pos = 1, bans = {}, audits = {}}
 end
 
 -- Item k's sibling keys and audit value, as the wire lays them out; its ban key, or nil.
@@ -125,12 +125,12 @@ end
 -- over its windows, cost or wait) counts one denial for every item of a rule that bans, items
 -- with room included; a shadow item over its own windows counts on its own; a request that an
 -- enforced ban in force denies counts nothing, and a banned item never counts. A reservation
--- counts nothing (policy.counting false): only the client sees every shard's answer, and counts
--- after it (mode 'c'). The audit values of a reservation are not sent: a refund cannot take a
--- value back out of a list, so the client records them once the request is admitted.
+-- (reserve in requests.lua) does neither: only the client sees every shard's answer, and counts
+-- after it (mode 'c'); and a refund cannot take a value back out of a list, so the client
+-- records the audit values once the request is admitted (mode 'a').
 local function settle_policy(call, keys, first, entries, n, policy, enforced_fit)
   local bans, audits, now = policy.bans, policy.audits, call.now
-  local count_all, count_any = false, policy.counting
+  local count_all, count_any = false, true
   for k = 1, n do
     local entry = entries[k]
     if not entry.it.shadow then
