@@ -83,13 +83,11 @@ local function decide(keys, args)
     end
     return {k}
   end
-  if mode == 'a' then
-    return record_audits(keys, args)
-  end
 
   local now
   local explicit = false
-  if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' or mode == 'c' then
+  if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' or mode == 'c'
+      or mode == 'a' then
     -- Lua converts the seconds and microseconds strings itself, cheaper than tonumber.
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
@@ -114,6 +112,8 @@ local function decide(keys, args)
     return reserve(call, keys, args, n, new_policy(keys, n, args[#args]))
   elseif mode == 'c' then
     return count_denials(call, keys, args, item)
+  elseif mode == 'a' then
+    return record_audits(keys, args)
   else
     return redis.error_reply('ERR unknown mode ' .. mode)
   end
