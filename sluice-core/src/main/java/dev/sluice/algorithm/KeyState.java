@@ -11,8 +11,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The state of one (rule, key) in the memory store: the algorithm's per-window counters. Each
- * algorithm is one subclass, which also reads the value the Redis store keeps for a key into the
- * same report ({@link #reportStored}), so that both stores' reports come from one piece of code.
+ * algorithm is one subclass. The Redis store loads the value it keeps for a key into one and
+ * reports on it here too ({@link #reportStored}), so that both stores' reports come from one
+ * piece of code.
  *
  * <p>Guarded by its own lock ({@link #lock()}); a request locks the states of all its items in
  * {@link #order} to avoid deadlock. A state removed by eviction is marked {@link #dead} under its lock, and a decider
@@ -321,7 +322,7 @@ public abstract class KeyState {
    * on the same state at the same time. An admission's value is the one written, so no window is
    * exceeded; a denial's is the one read, evaluated again for each window's verdict and retry.
    */
-  final List<WindowState> reportStored(long last, long now, long cost, boolean allowed) {
+  public final List<WindowState> reportStored(long last, long now, long cost, boolean allowed) {
     lastSeen = last;
     long t = clamp(now);
     Eval e = allowed ? scratch.reset() : evaluate(t, cost);

@@ -7,7 +7,6 @@ import dev.sluice.Rule;
 import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
-import dev.sluice.spi.ResolvedItem;
 import java.util.List;
 
 /**
@@ -17,9 +16,8 @@ import java.util.List;
  * is one array read. The ring grows with use, so a key costs 8 bytes per unit admitted within
  * its longest window.
  *
- * <p>The Redis store's {@code sliding_log.lua} keeps the same ring in a string: a header, then
- * each unit's time as an offset from a base time, in slots as narrow as the longest window
- * allows ({@link #slotWidth}); {@link #reportStored} reads it.
+ * <p>The Redis store's {@code sliding_log.lua} keeps the same ring in a string, which the store
+ * reads into a log {@link #holding} its units to report on it.
  */
 public final class SlidingLog extends KeyState {
   /** capacity, head, size; ring. */
@@ -33,29 +31,6 @@ public final class SlidingLog extends KeyState {
 
   /** The largest limit of a window in the memory store: the log is one array. */
   static final long MAX_LIMIT = Integer.MAX_VALUE - 8;
-
-  /** The largest limit of a window in the Redis store: a log of 10^7 units is a 60 MB string. */
-  public static final long STORED_MAX_LIMIT = 10_000_000;
-  /**
-   * The version of the stored value's layout, part of the rule's fingerprint there, so that
-   * values of another layout are treated as absent, not misread.
-   */
-  public static final int STORED_LAYOUT = 3;
-  /** The stored value's header: fingerprint, latest time, base, head, size, seq. */
-  private static final int STORED_HEADER = 36;
-  /**
-   * What a value written under other windows than its key's own (a live limit) ends with: the
-   * windows' longest period, the header's size and the rule's own fingerprint, for a conversion
-   * to yet other windows.
-   */
-  private static final int STORED_TRAILER = 14;
-  /**
-   * Slots of 4 bytes reach 2^32 µs (71 minutes) from their base, which moves up when now
-   * outgrows them: periods up to 2^31 µs get them, so the base moves at most every 35 minutes.
-   */
-  private static final long FOUR_BYTE_PERIOD = 1L << 31;
-  /** Slots of 6 bytes reach 2^48 µs from their base; periods up to 2^46 µs get them, longer ones 8 bytes. */
-  private static final long SIX_BYTE_PERIOD = 1L << 46;
 
   /** @throws UnsupportedRuleException if a window of {@code rule}, or of an override, is beyond {@link #MAX_LIMIT} */
   public static void check(Rule rule) {
@@ -83,15 +58,6 @@ public final class SlidingLog extends KeyState {
       throw UnsupportedRuleException.window(rule, override, w, store + " sliding_log supports limits up to "
           + max + "; use sliding_window for larger limits");
     }
-  }
-
-  /**
-   * The bytes of a stored slot for windows whose longest period is {@code longest} µs: as few as
-   * keep the base from moving often, since every byte of a value costs the Redis server on every
-   * read and reply. Also the Redis script's argument for the rule.
-   */
-  public static int slotWidth(long longest) {
-    return longest <= FOUR_BYTE_PERIOD ? 4 : longest <= SIX_BYTE_PERIOD ? 6 : 8;
   }
 
   public SlidingLog(List<Window> windows) {
@@ -304,48 +270,15 @@ public final class SlidingLog extends KeyState {
   }
 
   /**
-   * The report of a decision on {@code item} from the value {@code sliding_log.lua} keeps for its
-   * key ({@code length} bytes of {@code b} at {@code from}), decided at {@code now}: the value
-   * written by an admission, or read by a denial. The value is the header (fingerprint, latest
-   * time, base, head, size, seq) and a ring of slots, each a unit's time less base; the newest
-   * unit is in the slot before head. A value of other windows than the key's own under the rule
-   * (a live limit) ends with {@link #STORED_TRAILER} more bytes.
-   *
-   * @throws IllegalArgumentException if those bytes are not such a value for the item's windows
+   * A log of {@code windows} holding {@code units} (unit times, oldest first, at most the largest
+   * limit): the state a stored log stands for, which the Redis store reports on as the memory
+   * store does ({@link #reportStored}).
    */
-  public static List<WindowState> reportStored(ResolvedItem item, boolean allowed, byte[] b, int from, int length,
-      long now) {
-    long longest = 0;
-    for (Window w : item.windows()) {
-      longest = Math.max(longest, w.periodMicros());
-    }
-    int width = slotWidth(longest);
-    List<Window> own = item.rule().windowsFor(item.key());
-    if (item.windows() != own && !item.windows().equals(own)) {
-      length -= STORED_TRAILER;
-    }
-    if (length < STORED_HEADER + width || (length - STORED_HEADER) % width != 0) {
-      throw new IllegalArgumentException("a sliding_log value of " + length + " bytes");
-    }
-    long len = (length - STORED_HEADER) / width;
-    long head = StoredValue.uint32(b, from + 20);
-    long size = StoredValue.uint32(b, from + 24);
-    if (size > len || head >= len) {
-      throw new IllegalArgumentException("a sliding_log value holding " + size + " units at " + head + " in " + len
-          + " slots");
-    }
-    long base = StoredValue.int64(b, from + 12);
-    // The units, oldest first, as this class keeps them: absolute times in a full ring.
-    SlidingLog s = new SlidingLog(item.windows());
-    long[] ring = new long[(int) size];
-    for (int k = 1; k <= size; k++) {
-      int at = from + STORED_HEADER + (int) Math.floorMod(head - k, len) * width;
-      long slot = width == 4 ? StoredValue.uint32(b, at) : width == 6 ? StoredValue.uint48(b, at) : StoredValue.int64(b, at);
-      ring[(int) size - k] = base + slot;
-    }
-    s.ring = ring;
+  public static SlidingLog holding(List<Window> windows, long[] units) {
+    SlidingLog s = new SlidingLog(windows);
+    s.ring = units;
     s.head = 0;
-    s.size = (int) size;
-    return s.reportStored(StoredValue.last(b, from), now, item.cost(), allowed);
+    s.size = units.length;
+    return s;
   }
 }

@@ -3,14 +3,14 @@ package dev.sluice.algorithm;
 import dev.sluice.DenyReason;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
-import dev.sluice.spi.ResolvedItem;
 import java.util.List;
 
 /**
  * GCRA, one theoretical arrival time (TAT) per window. The emission interval is T = ⌈P/L⌉
  * microseconds (rounded up, so the refill rate never exceeds L/P) and the burst tolerance is
  * L·T: an empty bucket holds L units. Cost c fits when max(TAT, now) + c·T − now ≤ L·T. The
- * Redis store's {@code token_bucket.lua} keeps the same TATs, which {@link #reportStored} reads.
+ * Redis store's {@code token_bucket.lua} keeps the same TATs, which the store reads into a state
+ * {@link #withArrivals} them to report on it.
  */
 public final class TokenBucket extends KeyState {
   /** interval, tat. */
@@ -115,26 +115,12 @@ public final class TokenBucket extends KeyState {
   }
 
   /**
-   * The report of a decision on {@code item} from the value {@code token_bucket.lua} keeps for its
-   * key ({@code length} bytes of {@code b} at {@code from}: the header, each window's TAT as an
-   * int64, then for other windows than the rule's own those windows, {@link StoredValue#trailer}),
-   * decided at {@code now}:
-   * the value written by an admission, or read by a denial.
-   *
-   * @throws IllegalArgumentException if those bytes are not a value for the item's windows
+   * A state of {@code windows} whose windows' TATs are {@code tat}: the state a stored value
+   * stands for, which the Redis store reports on as the memory store does ({@link #reportStored}).
    */
-  public static List<WindowState> reportStored(ResolvedItem item, boolean allowed, byte[] b, int from, int length,
-      long now) {
-    List<Window> windows = item.windows();
-    int fields = StoredValue.HEADER + 8 * windows.size();
-    if (length != fields && length != fields + StoredValue.trailer(windows.size())) {
-      throw new IllegalArgumentException("a token_bucket value of " + length + " bytes for " + windows.size()
-          + " windows");
-    }
+  public static TokenBucket withArrivals(List<Window> windows, long[] tat) {
     TokenBucket s = new TokenBucket(windows);
-    for (int i = 0; i < windows.size(); i++) {
-      s.tat[i] = StoredValue.int64(b, from + StoredValue.HEADER + 8 * i);
-    }
-    return s.reportStored(StoredValue.last(b, from), now, item.cost(), allowed);
+    System.arraycopy(tat, 0, s.tat, 0, s.tat.length);
+    return s;
   }
 }

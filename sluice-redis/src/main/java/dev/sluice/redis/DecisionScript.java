@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -43,10 +44,8 @@ import java.util.regex.Pattern;
  * <p>A request is therefore never counted twice.
  */
 final class DecisionScript {
-  static final List<String> PARTS = List.of(
-      "values.lua", "items.lua", "sliding_log_ring.lua", "sliding_log_large.lua", "sliding_log.lua",
-      "sliding_window.lua", "fixed_window.lua", "token_bucket.lua", "leaky_bucket.lua", "carry.lua", "requests.lua",
-      "policies.lua", "decide.lua");
+  /** Shared definitions, each algorithm's files ({@link ScriptAlgorithm}), then the transaction. */
+  static final List<String> PARTS = parts();
 
   private static final byte[] BODY = assemble();
   /**
@@ -66,6 +65,15 @@ final class DecisionScript {
   private static final Set<String> FUNCTION_COMMANDS = Set.of("fcall", "function", "function|load");
 
   private DecisionScript() {}
+
+  private static List<String> parts() {
+    List<String> parts = new ArrayList<>(List.of("values.lua", "items.lua"));
+    for (ScriptAlgorithm a : ScriptAlgorithm.values()) {
+      parts.addAll(a.scripts);
+    }
+    parts.addAll(List.of("carry.lua", "policies.lua", "entries.lua", "requests.lua", "decide.lua"));
+    return List.copyOf(parts);
+  }
 
   private static byte[] assemble() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();

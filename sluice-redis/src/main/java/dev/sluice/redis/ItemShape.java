@@ -1,15 +1,10 @@
 package dev.sluice.redis;
 
-import dev.sluice.Algorithm;
 import dev.sluice.BanPolicy;
 import dev.sluice.KeyOverride;
 import dev.sluice.Rule;
 import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
-import dev.sluice.algorithm.LeakyBucket;
-import dev.sluice.algorithm.SlidingLog;
-import dev.sluice.algorithm.SlidingWindow;
-import dev.sluice.algorithm.TokenBucket;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -85,14 +80,8 @@ final class ItemShape {
         throw UnsupportedRuleException.window(rule, override, w, "the Redis store supports limits up to "
             + MAX_LIMIT + " (2^50)");
       }
-      if (rule.algorithm() == Algorithm.SLIDING_LOG) {
-        SlidingLog.checkLimit(rule, override, w, SlidingLog.STORED_MAX_LIMIT, "the Redis store's");
-      }
     }
-    if (rule.algorithm() == Algorithm.LEAKY_BUCKET && LeakyBucket.maxWaitMicros(rule, windows) > MAX_PERIOD) {
-      throw new UnsupportedRuleException(rule.name(), UnsupportedRuleException.where(rule, override) + ": max_wait "
-          + rule.maxWaitFor(windows) + ": the Redis store supports max_wait up to " + MAX_PERIOD + " µs (2^50)");
-    }
+    ScriptAlgorithm.of(rule.algorithm()).check(rule, override, windows);
   }
 
   /** The override whose windows {@code windows} are, or null: the rule's own. */
@@ -121,36 +110,18 @@ final class ItemShape {
    */
   static ItemShape of(Rule rule, List<Window> windows, List<Window> own, int fingerprint, long ttlSlackMillis) {
     check(rule, overrideOf(rule, windows), windows);
-    long longest = 0;
-    for (Window w : windows) {
-      longest = Math.max(longest, w.periodMicros());
-    }
-    long extra = switch (rule.algorithm()) {
-      case SLIDING_LOG -> SlidingLog.slotWidth(longest);
-      case LEAKY_BUCKET -> LeakyBucket.maxWaitMicros(rule, windows);
-      // For carry.lua: the buckets of windows the item does not have.
-      case SLIDING_WINDOW -> rule.precision();
-      default -> 0;
-    };
+    ScriptAlgorithm algorithm = ScriptAlgorithm.of(rule.algorithm());
+    long extra = algorithm.extra(rule, windows);
     StringBuilder t = new StringBuilder();
     int written = own == null ? fingerprint : fingerprint(fingerprint, windows);
     t.append(',').append(rule.shadow()).append(',').append(Integer.toUnsignedLong(written))
         .append(',').append(windows.size()).append(',').append(extra).append(',').append(ttlSlackMillis)
         .append(',').append(Integer.toUnsignedLong(fingerprint));
-    // Per window: limit, period, then only the numbers the algorithm uses (read_item in
-    // items.lua), derived by the algorithm's class as for the memory store: each number costs
-    // the server a conversion on every call.
+    // Per window: limit, period, then only the numbers the algorithm uses, derived by the
+    // algorithm's class as for the memory store.
     for (Window w : windows) {
-      long p = w.periodMicros();
-      t.append(',').append(w.limit()).append(',').append(p);
-      switch (rule.algorithm()) {
-        case TOKEN_BUCKET, LEAKY_BUCKET -> t.append(',').append(TokenBucket.emissionInterval(w.limit(), p));
-        case SLIDING_WINDOW -> {
-          long width = SlidingWindow.bucketWidth(p, rule.precision());
-          t.append(',').append(width).append(',').append(SlidingWindow.bucketCount(p, width));
-        }
-        default -> { }
-      }
+      t.append(',').append(w.limit()).append(',').append(w.periodMicros());
+      algorithm.perWindow(t, rule, w);
     }
     if (own != null) {
       t.append(',').append(own.size());
@@ -167,24 +138,7 @@ final class ItemShape {
           .append(',').append(rule.audit() == null ? 0 : rule.audit().keep());
     }
     t.append(']');
-    return new ItemShape(ascii("[" + code(rule.algorithm()) + ","), ascii(t.toString()));
-  }
-
-  static int code(Algorithm a) {
-    switch (a) {
-      case SLIDING_LOG:
-        return 1;
-      case SLIDING_WINDOW:
-        return 2;
-      case FIXED_WINDOW:
-        return 3;
-      case TOKEN_BUCKET:
-        return 4;
-      case LEAKY_BUCKET:
-        return 5;
-      default:
-        throw new IllegalStateException("no script for algorithm " + a);
-    }
+    return new ItemShape(ascii("[" + algorithm.code + ","), ascii(t.toString()));
   }
 
   static byte[] num(long v) {
@@ -264,10 +218,7 @@ final class ItemShape {
   static int fingerprint(Rule rule) {
     StringBuilder b = new StringBuilder();
     b.append(rule.name()).append('\n').append(rule.algorithm().configName()).append('\n');
-    if (rule.algorithm() == Algorithm.SLIDING_LOG) {
-      // The value's layout: values another layout wrote are treated as absent, not misread.
-      b.append("layout=").append(SlidingLog.STORED_LAYOUT).append('\n');
-    }
+    b.append(ScriptAlgorithm.of(rule.algorithm()).fingerprint());
     windows(b, rule.windows());
     b.append("max_wait=").append(rule.hasExplicitMaxWait() ? rule.maxWait().toNanos() : "default").append('\n');
     b.append("precision=").append(rule.precision()).append('\n');

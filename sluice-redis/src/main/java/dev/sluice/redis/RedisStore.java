@@ -45,17 +45,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RedisStore implements Store {
   private static final byte[] DECIDE = {'d'};
-  /** Modes {@code d} and {@code r} for requests with items of rules that ban or audit (policies.lua). */
+  /** Modes {@code d} and {@code r} with the policy hooks, for requests with items of rules that ban or audit (policies.lua). */
   private static final byte[] DECIDE_POLICIES = {'p'};
   private static final byte[] RESERVE_POLICIES = {'q'};
   private static final byte[] COUNT_DENIALS = {'c'};
-  /** Records ARGV[1] in the audit list KEYS[2] of the state key KEYS[1], keeping ARGV[2] values, as policies.lua does. */
-  private static final byte[] RECORD_SCRIPT = ascii("redis.call('LREM', KEYS[2], 1, ARGV[1])\n"
-      + "redis.call('LPUSH', KEYS[2], ARGV[1])\n"
-      + "redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)\n"
-      + "local px = redis.call('PTTL', KEYS[1])\n"
-      + "if px > 0 then redis.call('PEXPIRE', KEYS[2], px) end\n"
-      + "return 1\n");
   private static final byte[] STORE_CLOCK = {};
   /** The one item of a request of one. */
   private static final int[] FIRST = {0};
@@ -134,33 +127,56 @@ public final class RedisStore implements Store {
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
-    for (ResolvedItem it : items) {
-      if (hasPolicy(it)) {
-        return decidePolicies(items, keys, shape, time);
-      }
-    }
+    // An item of a rule that bans or audits brings the transaction's policy hooks: its sibling
+    // keys and audit values go with the call (modes p and q).
+    boolean policy = PolicyArguments.anyApplies(items);
     if (!link.clustered() || sameSlot(keys)) {
       // One server holds every key, so one script decides them all.
       int[] all = new int[items.size()];
       for (int i = 0; i < all.length; i++) {
         all[i] = i;
       }
-      byte[][] args = args(DECIDE, time, items, shape, all, null);
       int longs = Replies.longs(items);
-      CompletableFuture<Replies.Report> call = link.clustered()
-          // A Cluster's calls go to the shard of their slot, one by one.
-          ? Coalescer.call(link, keys, args, longs)
-          // Standalone and Sentinel: one server, whose calls may go together (see Coalescer).
-          : coalescer.submit(keys, args, time, longs);
+      CompletableFuture<Replies.Report> call;
+      if (policy) {
+        // A call of its own, never batched with others: its keys and arguments are laid out apart.
+        try {
+          call = Coalescer.call(link, PolicyArguments.keys(items, keys, all, true),
+              PolicyArguments.args(args(DECIDE_POLICIES, time, items, shape, all, null), items, all, true), longs);
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      } else {
+        byte[][] args = args(DECIDE, time, items, shape, all, null);
+        call = link.clustered()
+            // A Cluster's calls go to the shard of their slot, one by one.
+            ? Coalescer.call(link, keys, args, longs)
+            // Standalone and Sentinel: one server, whose calls may go together (see Coalescer).
+            : coalescer.submit(keys, args, time, longs);
+      }
       return decoded(call, items, time);
     }
-    ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
-        (mode, t, which, undo) -> args(mode, t, items, shape, which, undo), t -> decidedAt(t, time));
-    return sharded.run().handle((decided, err) -> {
+    CompletableFuture<List<ItemDecision>> decided;
+    if (!policy) {
+      decided = new ShardedDecision(link, items, keys, time,
+          (mode, t, which, undo) -> args(mode, t, items, shape, which, undo), t -> decidedAt(t, time)).run();
+    } else {
+      // Reservations check bans; whether an item counts a denial toward its ban depends on every
+      // shard's answer, and a refund cannot take back an audit value: both are done after.
+      decided = new ShardedDecision(link, items, keys, time,
+          (mode, t, which, undo) -> undo == null
+              ? PolicyArguments.args(args(RESERVE_POLICIES, t, items, shape, which, null), items, which, false)
+              : args(mode, t, items, shape, which, undo),
+          t -> decidedAt(t, time), which -> PolicyArguments.keys(items, keys, which, false)).run()
+          .thenCompose(d -> ShardedBanCounts.count(link, items, keys, d,
+              which -> args(COUNT_DENIALS, time, items, shape, which, null)))
+          .thenCompose(d -> PolicyArguments.recordAudits(link, items, keys, d));
+    }
+    return decided.handle((d, err) -> {
       if (err != null) {
         throw StoreErrors.failure(err);
       }
-      return decided;
+      return d;
     });
   }
 
@@ -170,7 +186,7 @@ public final class RedisStore implements Store {
    */
   @Override
   public CompletionStage<Boolean> tryAcquireAsync(ResolvedItem item) {
-    if (hasPolicy(item)) {
+    if (PolicyArguments.applies(item)) {
       return decide(new Batch(List.of(item), Request.STORE_CLOCK))
           .thenApply(d -> d.get(0).allowed() || d.get(0).shadow());
     }
@@ -203,7 +219,7 @@ public final class RedisStore implements Store {
   /**
    * Refuses a rule with a window (its own or an override's) or a {@code max_wait} beyond what the
    * script's arithmetic represents exactly, or a {@code sliding_log} window above {@value
-   * dev.sluice.algorithm.SlidingLog#STORED_MAX_LIMIT} units (see {@code docs/redis.md}, "Limits,
+   * ScriptAlgorithm#LOG_MAX_LIMIT} units (see {@code docs/redis.md}, "Limits,
    * refused when the rule is given to the store").
    */
   @Override
@@ -306,125 +322,6 @@ public final class RedisStore implements Store {
         throw StoreErrors.failure(e);
       }
     });
-  }
-
-  /** Whether deciding {@code it} involves its ban or audit keys (see policies.lua). */
-  private static boolean hasPolicy(ResolvedItem it) {
-    return it.rule().ban() != null || it.rule().audit() != null && it.audit() != null;
-  }
-
-  private static boolean audited(ResolvedItem it) {
-    return it.rule().audit() != null && it.audit() != null;
-  }
-
-  /**
-   * A request with an item of a rule that bans or audits: one call of its own (never batched
-   * with others: its keys and arguments are laid out differently), or on a Cluster across
-   * slots, reservations whose keys include the sibling keys of each shard's items.
-   */
-  private CompletionStage<List<ItemDecision>> decidePolicies(List<ResolvedItem> items, byte[][] keys,
-      ItemShape[] shape, byte[] time) {
-    if (!link.clustered() || sameSlot(keys)) {
-      int[] all = new int[items.size()];
-      for (int i = 0; i < all.length; i++) {
-        all[i] = i;
-      }
-      CompletableFuture<Replies.Report> call;
-      try {
-        call = Coalescer.call(link, policyKeys(items, keys, all, true),
-            policyArgs(DECIDE_POLICIES, time, items, shape, all, true), Replies.longs(items));
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-      return decoded(call, items, time);
-    }
-    // A reservation may be refunded, and a refund cannot take a value back out of an audit list:
-    // reservations record none, and the values of an admitted request are recorded after it.
-    // Whether an item counts a denial toward its ban depends on every shard's answer: counted after.
-    ShardedDecision sharded = new ShardedDecision(link, items, keys, time,
-        (mode, t, which, undo) -> undo == null
-            ? policyArgs(RESERVE_POLICIES, t, items, shape, which, false)
-            : args(mode, t, items, shape, which, undo),
-        t -> decidedAt(t, time), which -> policyKeys(items, keys, which, false));
-    return sharded.run()
-        .thenCompose(decided -> ShardedBanCounts.count(link, items, keys, decided,
-            which -> args(COUNT_DENIALS, time, items, shape, which, null)))
-        .thenCompose(decided -> recordAudits(items, keys, decided)).handle((decided, err) -> {
-      if (err != null) {
-        throw StoreErrors.failure(err);
-      }
-      return decided;
-    });
-  }
-
-  /**
-   * After a request decided across shards: records the audit values of its consumed items
-   * (one call per such item, on its shard), then answers {@code decided}.
-   */
-  private CompletableFuture<List<ItemDecision>> recordAudits(List<ResolvedItem> items, byte[][] keys,
-      List<ItemDecision> decided) {
-    for (ItemDecision d : decided) {
-      if (!d.allowed() && !d.shadow()) {
-        return CompletableFuture.completedFuture(decided);
-      }
-    }
-    List<CompletableFuture<?>> calls = new java.util.ArrayList<>();
-    for (int i = 0; i < items.size(); i++) {
-      ResolvedItem it = items.get(i);
-      if (audited(it) && it.cost() > 0 && decided.get(i).allowed()) {
-        byte[][] k = {keys[i], StateSiblings.auditKey(keys[i])};
-        byte[][] a = {it.audit().getBytes(StandardCharsets.UTF_8), ItemShape.num(it.rule().audit().keep())};
-        calls.add(link.<Long>eval(RECORD_SCRIPT, io.lettuce.core.ScriptOutputType.INTEGER, k, a));
-      }
-    }
-    return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0])).thenApply(v -> decided);
-  }
-
-  /**
-   * The keys of the items at {@code which}: their state keys, then in item order each one's ban
-   * key (a rule that bans) and audit key (an item with an audit value).
-   */
-  private static byte[][] policyKeys(List<ResolvedItem> items, byte[][] keys, int[] which, boolean withAudit) {
-    List<byte[]> out = new java.util.ArrayList<>(which.length * 3);
-    for (int i : which) {
-      out.add(keys[i]);
-    }
-    for (int i : which) {
-      ResolvedItem it = items.get(i);
-      if (it.rule().ban() != null) {
-        out.add(StateSiblings.banKey(keys[i]));
-      }
-      if (withAudit && audited(it)) {
-        out.add(StateSiblings.auditKey(keys[i]));
-      }
-    }
-    return out.toArray(new byte[0][]);
-  }
-
-  /** {@link #args} for mode {@code p} or {@code q}, followed by the items' audit values (none: all absent). */
-  private byte[][] policyArgs(byte[] mode, byte[] time, List<ResolvedItem> items, ItemShape[] shape, int[] which,
-      boolean withAudit) {
-    byte[][] a = args(mode, time, items, shape, which, null);
-    java.io.ByteArrayOutputStream values = new java.io.ByteArrayOutputStream();
-    for (int i : which) {
-      ResolvedItem it = items.get(i);
-      byte[] v = withAudit && audited(it) ? it.audit().getBytes(StandardCharsets.UTF_8) : null;
-      int length = v == null ? -1 : v.length;
-      values.write(length);
-      values.write(length >>> 8);
-      values.write(length >>> 16);
-      values.write(length >>> 24);
-      if (v != null) {
-        values.writeBytes(v);
-      }
-    }
-    byte[][] out = Arrays.copyOf(a, a.length + 1);
-    out[a.length] = values.toByteArray();
-    return out;
-  }
-
-  private static byte[] ascii(String s) {
-    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
   /**

@@ -4,8 +4,6 @@ import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
-import dev.sluice.algorithm.SlidingLog;
-import dev.sluice.algorithm.TokenBucket;
 import dev.sluice.spi.ResolvedItem;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -24,8 +22,8 @@ import java.util.List;
  * its algorithm decided in one pass, a single negative number, {@code -1 - reason - 4 * length},
  * standing for the key's value as decided (the value read, for a denial; the value written, for
  * an admission), which follows the numbers, after the values of the requests before it. That
- * value is read by the algorithm's class in {@code dev.sluice.algorithm}, the memory store's state,
- * which reports on it as it reports on its own: the server then does no counting and no
+ * value is read by the algorithm's {@link ScriptAlgorithm} into the memory store's state, which
+ * reports on it as it reports on its own: the server then does no counting and no
  * arithmetic on the windows, and packs one number instead of a report's (see "Script cost" in
  * {@code docs/redis-internals.md}). Rounding to milliseconds is done here, exactly as the memory
  * store does it: up.
@@ -186,7 +184,7 @@ final class Replies {
   /**
    * The decision on {@code item} from its key's value as the script decided it at {@code now}: the
    * value it read (a denial) or wrote (an admission), {@code length} bytes of {@code reply} at
-   * {@code from}. The algorithm's class reads it into the numbers the memory store would report
+   * {@code from}. The algorithm's entry reads it into the numbers the memory store would report
    * on the same state at the same time, which are the script's {@code report}'s.
    */
   private static ItemDecision fromState(ResolvedItem item, DenyReason reason, byte[] reply, int from, int length,
@@ -194,12 +192,7 @@ final class Replies {
     boolean allowed = reason == DenyReason.NONE;
     List<WindowState> windows;
     try {
-      windows = switch (item.rule().algorithm()) {
-        case SLIDING_LOG -> SlidingLog.reportStored(item, allowed, reply, from, length, now);
-        case TOKEN_BUCKET -> TokenBucket.reportStored(item, allowed, reply, from, length, now);
-        default -> throw new MalformedReplyException("script reported a " + item.rule().algorithm().configName()
-            + " decision by its value");
-      };
+      windows = ScriptAlgorithm.of(item.rule().algorithm()).report(item, allowed, reply, from, length, now);
     } catch (IllegalArgumentException e) {
       throw new MalformedReplyException("script reported " + e.getMessage(), e);
     }

@@ -22,7 +22,7 @@
 -- however many the new limit allows, laid out in the new interval, at most MAX_BACKLOG ahead. The log is one for every window: its units inside the old longest window
 -- are kept, the newest up to the new largest limit, and count in every window.
 
--- The slot width of a log whose windows' longest period is `longest` (SlidingLog.slotWidth).
+-- The slot width of a log whose windows' longest period is `longest` (ScriptAlgorithm.slotWidth).
 local function slot_width(longest)
   return longest <= 2147483648 and 4 or longest <= 70368744177664 and 6 or 8
 end

@@ -13,8 +13,11 @@
 --   'u' refund: undo reservations.
 --   'b' batch: several requests, each decided as by 'd', one after the other; the client sends
 --       one when decisions queue up behind calls in flight.
---   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: its sibling
---       keys follow the state keys and its audit values are the last argument (policies.lua).
+--   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: the same
+--       transaction with its policy hooks; the modes say that the item's sibling keys follow the
+--       state keys and its audit values are the last argument (policies.lua).
+--   'a': after a request decided across shards and admitted, record audit values: keys are
+--       pairs of a state key and its audit list, args each pair's value and keep (policies.lua).
 --   'c': after a request decided across shards, count one denial toward the bans of its items
 --       on this shard: keys are their ban keys, args their item arguments (policies.lua).
 -- time: microseconds since the epoch ('d1700000000000000'), or nothing for the server's clock
@@ -83,7 +86,8 @@ local function decide(keys, args)
 
   local now
   local explicit = false
-  if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' or mode == 'c' then
+  if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' or mode == 'c'
+      or mode == 'a' then
     -- Lua converts the seconds and microseconds strings itself, cheaper than tonumber.
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
@@ -99,11 +103,17 @@ local function decide(keys, args)
   elseif mode == 'b' then
     decide_batch(call, keys, args)
   elseif mode == 'r' then
-    return reserve(call, keys, args)
-  elseif mode == 'p' or mode == 'q' then
-    return decide_policies(call, keys, args, mode == 'q')
+    return reserve(call, keys, args, #args - 1, nil)
+  elseif mode == 'p' then
+    local n = #args - 2
+    decide_request(call, keys, 0, args, 1, n, new_policy(keys, n, args[#args]))
+  elseif mode == 'q' then
+    local n = #args - 2
+    return reserve(call, keys, args, n, new_policy(keys, n, args[#args]))
   elseif mode == 'c' then
-    return count_denials(call, keys, args)
+    return count_denials(call, keys, args, item)
+  elseif mode == 'a' then
+    return record_audits(keys, args)
   else
     return redis.error_reply('ERR unknown mode ' .. mode)
   end

@@ -1,5 +1,7 @@
--- Bans and audit: requests with an item of a rule that bans or audits (modes 'p' and 'q', see
--- decide.lua). Requests without such items never come here.
+-- Bans and audit: the hooks of the one transaction (requests.lua) for a request with an item of a
+-- rule that bans or audits (modes 'p' and 'q', see decide.lua), and the counts and records after
+-- a request decided across shards (modes 'c' and 'a'). Requests without such items carry no
+-- policy: the transaction tests it for nil and does nothing more.
 --
 -- Besides its state key, such an item has sibling keys in the state key's hash tag (so a Cluster
 -- keeps them on its shard), declared in KEYS after every state key, in item order: for a rule
@@ -15,6 +17,31 @@
 
 local REASON_BANNED = 4
 local BAN_FORMAT = '<i8i8i8'
+
+-- The policy of a request of n items whose state keys are keys[1..n]: its sibling keys follow
+-- them, its audit values are `values`. Read item by item (policy_item) as the transaction
+-- decodes the items.
+local function new_policy(keys, n, values)
+  return {keys = keys, sibling = n, values = values, pos = 1, bans = {}, audits = {}}
+end
+
+-- Item k's sibling keys and audit value, as the wire lays them out; its ban key, or nil.
+local function policy_item(policy, k, it)
+  local values, pos = policy.values, policy.pos
+  local length = struct.unpack('<i4', values, pos)
+  pos = pos + 4
+  if it.ban then
+    policy.sibling = policy.sibling + 1
+    policy.bans[k] = policy.keys[policy.sibling]
+  end
+  if length >= 0 then
+    policy.sibling = policy.sibling + 1
+    policy.audits[k] = {policy.keys[policy.sibling], string.sub(values, pos, pos + length - 1)}
+    pos = pos + length
+  end
+  policy.pos = pos
+  return policy.bans[k]
+end
 
 -- The ban key's fields: until, denials, end of the count; zeros when absent or unreadable.
 local function read_ban(key)
@@ -59,11 +86,21 @@ local function record_audit(key, state_key, value, keep)
   end
 end
 
-local function report_policy_entry(call, entry)
-  if not entry.banned then
-    report_entry(call, entry)
-    return
-  end
+-- How long item k's ban lasts from now, or false: not banned (or of a rule without bans). Reads
+-- the item's part of the policy first.
+local function ban_left(policy, k, it, now)
+  local ban = policy_item(policy, k, it)
+  local banned_until = ban and read_ban(ban) or 0
+  return banned_until > now and banned_until - now
+end
+
+-- A banned item is not read nor evaluated: its entry says how long the ban lasts.
+local function banned_entry(it, key, left)
+  return {it = it, key = key, banned = left, fits = false, state = false}
+end
+
+-- A banned item's report: reason banned, the ban's time left as its wait, zeros for its windows.
+local function report_banned(call, entry)
   local numbers, at = call.numbers, call.last_number
   numbers[at + 1], numbers[at + 2] = REASON_BANNED, entry.banned
   at = at + 2
@@ -82,51 +119,18 @@ local function denied_for_use(entry)
   return reason ~= REASON_NONE
 end
 
--- One request of n = #args - 2 items (args[2..n+1]), all or nothing, as decide_request decides
--- (mode 'p') or reserve reserves (mode 'q'), and what reserve replies. A banned item is not read
--- nor evaluated: it is reported banned with the time left, and if its rule is enforced (not
--- shadow) it denies the request.
+-- After the request's items are settled: denials counted toward bans and audit values recorded.
 --
 -- Counting, as BanCounts in the library: a request denied for the use it asks (an enforced item
 -- over its windows, cost or wait) counts one denial for every item of a rule that bans, items
 -- with room included; a shadow item over its own windows counts on its own; a request that an
 -- enforced ban in force denies counts nothing, and a banned item never counts. A reservation
--- (mode 'q') counts nothing: only the client sees every shard's answer, and counts after it
--- (mode 'c').
-local function decide_policies(call, keys, args, reserving)
-  local n = #args - 2
-  local values, pos, sibling = args[#args], 1, n
-  local now = call.now
-  local entries, undos, bans, audits = {}, {}, {}, {}
-  local enforced_fit = true
-  for k = 1, n do
-    local it = item(call, args[1 + k])
-    local length = struct.unpack('<i4', values, pos)
-    pos = pos + 4
-    if it.ban then
-      sibling = sibling + 1
-      bans[k] = keys[sibling]
-    end
-    if length >= 0 then
-      sibling = sibling + 1
-      audits[k] = {keys[sibling], string.sub(values, pos, pos + length - 1)}
-      pos = pos + length
-    end
-    local entry
-    local banned_until = bans[k] and read_ban(bans[k]) or 0
-    if banned_until > now then
-      entry = {it = it, key = keys[k], banned = banned_until - now, fits = false, state = false}
-    else
-      undos[k] = {}
-      entry = evaluate_entry(call, keys[k], it, reserving and undos[k] or nil)
-    end
-    entries[k] = entry
-    if not entry.fits and not it.shadow then
-      enforced_fit = false
-    end
-  end
-  -- Whether every ban item counts (denied for use, no enforced ban), or only those denied for use.
-  local count_all, count_any = false, not reserving
+-- (reserve in requests.lua) does neither: only the client sees every shard's answer, and counts
+-- after it (mode 'c'); and a refund cannot take a value back out of a list, so the client
+-- records the audit values once the request is admitted (mode 'a').
+local function settle_policy(call, keys, first, entries, n, policy, enforced_fit)
+  local bans, audits, now = policy.bans, policy.audits, call.now
+  local count_all, count_any = false, true
   for k = 1, n do
     local entry = entries[k]
     if not entry.it.shadow then
@@ -137,49 +141,24 @@ local function decide_policies(call, keys, args, reserving)
       end
     end
   end
-  local reply
-  if reserving then
-    for k = 1, n do report_policy_entry(call, entries[k]) end
-    reply = {false, pack_numbers(call.numbers, call.last_number)}
-  end
   for k = 1, n do
     local entry = entries[k]
     local it = entry.it
-    if entry.banned then
-      if reply then reply[k + 2] = {} end
-    else
-      local commit = enforced_fit and entry.fits and it.cost > 0
-      local undo = nil
-      if reply then
-        undo = (commit and not entry.state) and undos[k] or {}
-        reply[k + 2] = undo
-      end
-      settle_entry(call, entry, commit, undo)
+    if not entry.banned then
       if count_any and bans[k] and (count_all or denied_for_use(entry)) then
         count_denial(bans[k], it, now)
       end
-      if commit and audits[k] and it.keep then
-        record_audit(audits[k][1], keys[k], audits[k][2], it.keep)
+      if audits[k] and it.keep and enforced_fit and entry.fits and it.cost > 0 then
+        record_audit(audits[k][1], keys[first + k], audits[k][2], it.keep)
       end
     end
   end
-  if reply then
-    call.last_number = 1
-  end
-  for k = 1, n do report_policy_entry(call, entries[k]) end
-  for k = 1, n do
-    if not entries[k].banned then put_back(call, entries[k].state or entries[k]) end
-  end
-  if reply then
-    reply[1] = pack_numbers(call.numbers, call.last_number)
-    return reply
-  end
-  return reply_of(call)
 end
 
 -- Mode 'c': after a request decided across shards, one denial counted at now for each item k
--- (args[1 + k]) toward the ban whose key is keys[k] (the client chose them as BanCounts does).
-local function count_denials(call, keys, args)
+-- (its argument args[1 + k], decoded by `item`) toward the ban whose key is keys[k] (the client
+-- chose them as BanCounts does).
+local function count_denials(call, keys, args, item)
   for k = 1, #keys do
     -- A ban started since the request was decided (by another request's count) was in force
     -- before this count: the request would have been banned, and counts nothing.
@@ -188,4 +167,13 @@ local function count_denials(call, keys, args)
     end
   end
   return {#keys}
+end
+
+-- Mode 'a': after a request decided across shards and admitted, each audit value args[2k]
+-- recorded in the list keys[2k] of the state key keys[2k - 1], keeping args[2k + 1] values.
+local function record_audits(keys, args)
+  for k = 1, #keys / 2 do
+    record_audit(keys[2 * k], keys[2 * k - 1], args[2 * k], tonumber(args[2 * k + 1]))
+  end
+  return {#keys / 2}
 end

@@ -1,5 +1,5 @@
--- Requests: the kept item arguments, and deciding one request (of one item or several) or a
--- Cluster reservation. decide.lua drives them by mode.
+-- Requests: the kept item arguments, and deciding one request (of one item or several, each item
+-- decided as entries.lua does) or a Cluster reservation. decide.lua drives them by mode.
 
 local ALGORITHMS = {sliding_log, sliding_window, fixed_window, token_bucket, leaky_bucket}
 
@@ -37,73 +37,6 @@ local function item(call, arg)
   kept_items.by_argument[arg] = it
   kept_items.count = kept_items.count + 1
   return it
-end
-
--- Algorithms decide in one of two ways. Those whose whole value is read in one command (token
--- bucket, a small rule's sliding log) give each item a function it.decide(value, now, undo),
--- which returns the reason, the time decided at, whether the value was current state, and on an
--- admission the value to write and its TTL; their report(it, value, t, reason, numbers, at) then
--- reads the report from the value as decided. The others load a state table, evaluate it and
--- commit it (see items.lua). Either way one function decides, for a request of one item or of
--- many.
-
--- Records the time of a decision that consumed nothing, on explicit times (replay, tests), as
--- the memory store does, so that an earlier time given later counts as this one. On the
--- server's clock such a decision writes nothing: a later decision at an earlier time (a replica
--- promoted with a late clock) is still no earlier than the last commit, which is all the state
--- needs.
-local function record_time(call, key, it, raw, t, present)
-  if not present then
-    write_value(call, key, it.algorithm.created(it, t), ttl_px(it, 0))
-  elseif t > struct.unpack('<i8', raw, 5) then
-    store_last(call, key, t)
-  end
-end
-
--- The state-table way: loads and evaluates the item.
-local function evaluate_state(call, key, it, spare)
-  local algorithm = it.algorithm
-  if spare and spare.kind ~= algorithm.kind then
-    spare = nil
-  end
-  local state = carry_state(call, key, it, spare, algorithm.load(call, key, it, spare))
-  -- Time never goes backwards for one key (explicit times; a promoted replica's clock).
-  local t = call.now
-  if state.present and state.last > t then
-    t = state.last
-  end
-  state.t = t
-  local over = it.over
-  if over then
-    for j = 1, #over do
-      exceed(state, over[j], -1, REASON_COST)
-    end
-  else
-    algorithm.evaluate(state, it, t)
-  end
-  return state
-end
-
-local function settle_state(call, state, it, commit, undo)
-  state.committed = commit
-  if commit then
-    it.algorithm.commit(call, state, it, state.t, undo)
-  elseif state.saved then
-    return -- put back after the report, which may read the converted value's slots (put_back)
-  elseif call.explicit then
-    if not state.present then
-      it.algorithm.create(call, state, it, state.t)
-    elseif state.t > state.last then
-      it.algorithm.touch(call, state, it, state.t)
-    end
-  end
-end
-
-local function report_state(call, state, it)
-  local numbers, at = call.numbers, call.last_number
-  numbers[at + 1] = state.reason
-  numbers[at + 2] = state.fits and state.start and (state.start - state.t) or 0
-  call.last_number = it.algorithm.report(state, it, state.t, numbers, at + 2)
 end
 
 -- Requests of one item each, keys[from..to], all of item `it`, decided one after the other
@@ -197,100 +130,86 @@ local function decide_run(call, keys, from, to, it)
   call.seen_key, call.seen_value, call.written = seen_key, seen_value, written
 end
 
--- One item of a request of several, evaluated: what settle_entry and report_entry take.
-local function evaluate_entry(call, key, it, undo)
-  local algorithm = it.algorithm
-  if not it.decide then
-    local state = evaluate_state(call, key, it, nil)
-    return {it = it, key = key, state = state, fits = state.fits}
-  end
-  local raw, saved, reason, t, present, value, px = carry_decide(call, key, it, read_value(call, key), undo)
-  return {
-    it = it, key = key, state = false, fits = reason == REASON_NONE, reason = reason, t = t,
-    raw = raw, present = present, value = value, px = px, committed = false, saved = saved,
-  }
-end
-
-local function settle_entry(call, entry, commit, undo)
-  local it = entry.it
-  if entry.state then
-    settle_state(call, entry.state, it, commit, undo)
-  elseif commit then
-    write_value(call, entry.key, entry.value, entry.px)
-    entry.committed = true
-  elseif entry.saved then
-    return -- put back after the report (put_back)
-  elseif call.explicit then
-    record_time(call, entry.key, it, entry.raw, entry.t, entry.present)
-  end
-end
-
-local function report_entry(call, entry)
-  if entry.state then
-    report_state(call, entry.state, entry.it)
-    return
-  end
-  local numbers, at = call.numbers, call.last_number
-  numbers[at + 1], numbers[at + 2] = entry.reason, 0
-  local value = entry.committed and entry.value or entry.raw
-  call.last_number = entry.it.algorithm.report(entry.it, value, entry.t, entry.reason, numbers, at + 2)
-end
-
 -- Evaluates the n items keys[first + k], args[arg_first + k]; whether every enforced item fits
--- (shadow items never block the others, and are consumed only when they fit).
-local function evaluate_entries(call, keys, first, args, arg_first, n, entries, undos)
+-- (shadow items never block the others, and are consumed only when they fit). With a policy
+-- (policies.lua), an item whose ban is in force is not evaluated: it is reported banned, and if
+-- its rule is enforced it denies the request.
+local function evaluate_entries(call, keys, first, args, arg_first, n, entries, undos, policy)
   local enforced_fit = true
   for k = 1, n do
-    local entry = evaluate_entry(call, keys[first + k], item(call, args[arg_first + k]), undos and undos[k])
+    local key, it = keys[first + k], item(call, args[arg_first + k])
+    local entry
+    local banned = policy and ban_left(policy, k, it, call.now)
+    if banned then
+      entry = banned_entry(it, key, banned)
+    else
+      entry = evaluate_entry(call, key, it, undos and undos[k])
+    end
     entries[k] = entry
-    if not entry.fits and not entry.it.shadow then
+    if not entry.fits and not it.shadow then
       enforced_fit = false
     end
   end
   return enforced_fit
 end
 
--- A request of n items, keys[first + k] and args[arg_first + k] for k = 1..n, all or nothing.
-local function decide_request(call, keys, first, args, arg_first, n)
-  if n == 1 then
+-- A request of n items, keys[first + k] and args[arg_first + k] for k = 1..n, all or nothing;
+-- `policy` (nil but for a request with an item of a rule that bans or audits) adds the ban checks
+-- before and the denial counts and audit records after (policies.lua).
+local function decide_request(call, keys, first, args, arg_first, n, policy)
+  if n == 1 and not policy then
     decide_run(call, keys, first + 1, first + 1, item(call, args[arg_first + 1]))
     return
   end
   local entries = {}
-  local enforced_fit = evaluate_entries(call, keys, first, args, arg_first, n, entries, nil)
+  local enforced_fit = evaluate_entries(call, keys, first, args, arg_first, n, entries, nil, policy)
   for k = 1, n do
     local entry = entries[k]
-    settle_entry(call, entry, enforced_fit and entry.fits and entry.it.cost > 0, nil)
+    if not entry.banned then
+      settle_entry(call, entry, enforced_fit and entry.fits and entry.it.cost > 0, nil)
+    end
+  end
+  if policy then
+    settle_policy(call, keys, first, entries, n, policy, enforced_fit)
   end
   for k = 1, n do
     report_entry(call, entries[k])
   end
-  for k = 1, n do put_back(call, entries[k].state or entries[k]) end
+  for k = 1, n do
+    if not entries[k].banned then put_back(call, entries[k].state or entries[k]) end
+  end
 end
 
--- Mode 'r': {report after, report before, undo record of each committed item ({} for others)}.
-local function reserve(call, keys, args)
-  local n = #args - 1
+-- Modes 'r' and 'q': the n items args[2..n+1] reserved, with `policy`'s ban checks for 'q' (a
+-- reservation counts no denial and records no audit value: see settle_policy). Replies {report
+-- after, report before, undo record of each committed item ({} for others)}.
+local function reserve(call, keys, args, n, policy)
   local entries, undos = {}, {}
   for k = 1, n do undos[k] = {} end
-  local enforced_fit = evaluate_entries(call, keys, 0, args, 1, n, entries, undos)
+  local enforced_fit = evaluate_entries(call, keys, 0, args, 1, n, entries, undos, policy)
   for k = 1, n do report_entry(call, entries[k]) end
   local reply = {false, pack_numbers(call.numbers, call.last_number)}
   for k = 1, n do
     local entry = entries[k]
-    local commit = enforced_fit and entry.fits and entry.it.cost > 0
-    -- A decide-way item wrote its undo record while deciding: it counts only if committed. A
-    -- state-way item's commit writes its own.
-    local undo = {}
-    if commit and not entry.state then
-      undo = undos[k]
+    if entry.banned then
+      reply[k + 2] = {}
+    else
+      local commit = enforced_fit and entry.fits and entry.it.cost > 0
+      -- A decide-way item wrote its undo record while deciding: it counts only if committed. A
+      -- state-way item's commit writes its own.
+      local undo = {}
+      if commit and not entry.state then
+        undo = undos[k]
+      end
+      reply[k + 2] = undo
+      settle_entry(call, entry, commit, undo)
     end
-    reply[k + 2] = undo
-    settle_entry(call, entry, commit, undo)
   end
   call.last_number = 1
   for k = 1, n do report_entry(call, entries[k]) end
-  for k = 1, n do put_back(call, entries[k].state or entries[k]) end
+  for k = 1, n do
+    if not entries[k].banned then put_back(call, entries[k].state or entries[k]) end
+  end
   reply[1] = pack_numbers(call.numbers, call.last_number)
   return reply
 end

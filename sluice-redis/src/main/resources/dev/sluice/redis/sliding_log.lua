@@ -148,7 +148,7 @@ do
   -- Per window, from the value as decided at t: remaining, the limit less the units inside the
   -- window (binary search over the newest min(size, L)); retry, how long until the window has
   -- room for the cost (log_rule; -1: never, for a cost above the limit); reset, when the newest
-  -- unit leaves it. The numbers SlidingLog.reportStored works out from the same value.
+  -- unit leaves it. The numbers ScriptAlgorithm.SLIDING_LOG.report works out from the same value.
   local function report(it, value, t, reason, numbers, at)
     local last, base, head, size, len = current(it, value)
     if not last then size = 0 end
@@ -183,7 +183,7 @@ do
   sliding_log = {
     kind = 1, prepare = prepare, created = created, report = report,
     refund = sliding_log_large.refund,
-    -- The client reads a one-item request's report from the value (SlidingLog.reportStored).
+    -- The client reads a one-item request's report from the value (ScriptAlgorithm.SLIDING_LOG.report).
     reported_by_value = function() return true end,
     reads_whole = function() return true end,
     -- A large rule is decided slot by slot.

@@ -98,8 +98,8 @@ do
 
   -- Per window, from the value as decided at t: remaining, the limit less the whole emission
   -- intervals the TAT is ahead of t; retry, how far the cost overflows (-1: never, for a cost
-  -- above the limit); reset, when the TAT is reached. The numbers TokenBucket.reportStored works
-  -- out from the same value.
+  -- above the limit); reset, when the TAT is reached. The numbers ScriptAlgorithm.TOKEN_BUCKET's
+  -- report works out from the same value.
   local function report(it, value, t, reason, numbers, at)
     -- No current state is a full bucket.
     local present = current_last(it, value, it.n) ~= nil
@@ -145,7 +145,7 @@ do
 
   token_bucket = {
     kind = 4, prepare = prepare, created = created, report = report, refund = refund,
-    -- The client reads a one-item request's report from the value (TokenBucket.reportStored).
+    -- The client reads a one-item request's report from the value (ScriptAlgorithm.TOKEN_BUCKET.report).
     reported_by_value = function() return true end,
     reads_whole = function() return true end,
   }

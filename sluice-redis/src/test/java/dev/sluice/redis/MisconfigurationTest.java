@@ -15,7 +15,6 @@ import dev.sluice.Sluice;
 import dev.sluice.StoreException;
 import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
-import dev.sluice.algorithm.SlidingLog;
 import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.RedisExtension;
 import dev.sluice.testkit.Standalone;
@@ -66,7 +65,7 @@ class MisconfigurationTest {
 
   @Test
   void aSlidingLogWindowAboveTheStoresLargestLimitIsRefusedAtBuildNamingRuleWindowAndMaximum() {
-    Rule big = log("big.log", SlidingLog.STORED_MAX_LIMIT + 1);
+    Rule big = log("big.log", ScriptAlgorithm.LOG_MAX_LIMIT + 1);
     assertThatThrownBy(() -> limiter = Sluice.builder().rules(big).store(store).build())
         .isInstanceOf(UnsupportedRuleException.class)
         .hasMessageContaining("rule 'big.log'")
@@ -77,7 +76,7 @@ class MisconfigurationTest {
 
   @Test
   void aSlidingLogWindowAtTheStoresLargestLimitIsAccepted() {
-    limiter = Sluice.builder().rules(log("max.log", SlidingLog.STORED_MAX_LIMIT)).store(store).build();
+    limiter = Sluice.builder().rules(log("max.log", ScriptAlgorithm.LOG_MAX_LIMIT)).store(store).build();
     assertThat(limiter.acquire("max.log", "k").allowed()).isTrue();
   }
 
@@ -99,7 +98,7 @@ class MisconfigurationTest {
     Rule ok = log("ok.log", 3);
     limiter = Sluice.builder().rules(ok).store(store).build();
     RuleSet before = limiter.rules();
-    RuleSet next = RuleSet.of(log("ok.log", 5), log("big.log", SlidingLog.STORED_MAX_LIMIT + 1));
+    RuleSet next = RuleSet.of(log("ok.log", 5), log("big.log", ScriptAlgorithm.LOG_MAX_LIMIT + 1));
     assertThatThrownBy(() -> limiter.updateRules(next))
         .isInstanceOf(UnsupportedRuleException.class)
         .hasMessageContaining("rule 'big.log'")

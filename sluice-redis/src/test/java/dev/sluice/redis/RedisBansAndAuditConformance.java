@@ -100,4 +100,21 @@ abstract class RedisBansAndAuditConformance extends BansAndAuditConformanceTest 
     assertThat(ttls(s, r.name(), "k").get(1)).isEqualTo(-2L);
     assertThat(s.unbanKey(r.name(), "k").toCompletableFuture().join()).isFalse();
   }
+
+  /**
+   * Two rules' keys: one call on a standalone server; two slots on a Cluster, where the values
+   * are recorded once every shard has admitted.
+   */
+  @Test
+  void aRequestOfTwoAuditedRulesRecordsEachValueItConsumesAndNoneWhenDenied() {
+    Rule a = rule("audit.a").window(5, Duration.ofMinutes(1)).audit(new AuditPolicy(3, "user")).build();
+    Rule b = rule("audit.b").window(1, Duration.ofMinutes(1)).audit(new AuditPolicy(3, "user")).build();
+    assertThat(decide(store(), 0, item(a, "k", 1, "u1"), item(b, "k", 1, "u1")))
+        .allMatch(d -> d.allowed());
+    assertThat(decide(store(), 1, item(a, "k", 1, "u2"), item(b, "k", 1, "u2")).get(1).allowed()).isFalse();
+    assertThat(audit(store(), a, "k")).containsExactly("u1");
+    assertThat(audit(store(), b, "k")).containsExactly("u1");
+    List<Long> ttls = ttls(redis(store()), a.name(), "k");
+    assertThat(ttls.get(2)).isBetween(ttls.get(0) - 1_000, ttls.get(0));
+  }
 }

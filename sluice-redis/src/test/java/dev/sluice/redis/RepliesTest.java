@@ -8,7 +8,6 @@ import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
 import dev.sluice.WindowState;
-import dev.sluice.algorithm.SlidingLog;
 import dev.sluice.spi.ResolvedItem;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -121,7 +120,7 @@ class RepliesTest {
 
   @Test
   void aSlidingLogValueIsCountedPerWindow() {
-    assertThat(SlidingLog.slotWidth(10_000_000)).isEqualTo(4);
+    assertThat(ScriptAlgorithm.slotWidth(10_000_000)).isEqualTo(4);
     // Units at T-9.5 s, T-0.8 s, T-0.3 s; the last two fill the 2-per-second window.
     byte[] value = logValue(4, T - 300_000, T - 20_000_000, 4, T - 9_500_000, T - 800_000, T - 300_000);
     long[] numbers = {T, tag(1, value)};
@@ -140,7 +139,7 @@ class RepliesTest {
   /** A window of two hours makes the slots 6 bytes wide; a base 3 hours back needs more than 4. */
   @Test
   void sixByteSlotsAreReadAsWideAsTheRuleMakesThem() {
-    assertThat(SlidingLog.slotWidth(Duration.ofHours(2).toNanos() / 1000)).isEqualTo(6);
+    assertThat(ScriptAlgorithm.slotWidth(Duration.ofHours(2).toNanos() / 1000)).isEqualTo(6);
     long base = T - Duration.ofHours(3).toNanos() / 1000;
     byte[] value = logValue(6, T - 300_000, base, 4, T - 9_500_000, T - 800_000, T - 300_000);
     long[] numbers = {T, tag(1, value)};

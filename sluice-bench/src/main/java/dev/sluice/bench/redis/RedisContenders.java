@@ -26,6 +26,9 @@ public final class RedisContenders {
         Integer.getInteger("sluice.callsInFlight", -1), false, OtherBuild.fromProperty()));
     BY_NAME.put("sluice_token_bucket_other", (uri, w) -> new SluiceContender(uri, w, Algorithm.TOKEN_BUCKET,
         Integer.getInteger("sluice.callsInFlight", -1), false, OtherBuild.fromProperty()));
+    // A rule with a ban and an audit, and the same rule without, both through an operation.
+    BY_NAME.put("sluice_policies", (uri, w) -> new PolicyContender(uri, w, true));
+    BY_NAME.put("sluice_operation", (uri, w) -> new PolicyContender(uri, w, false));
     BY_NAME.put("bucket4j", Bucket4jContender::new);
     BY_NAME.put("redisson", RedissonContender::new);
     BY_NAME.put("zset", SortedSetLogContender::new);
@@ -41,7 +44,7 @@ public final class RedisContenders {
   static List<RedisRun.Ceiling> ceilings(List<String> contenders, String uri, int port) {
     List<RedisRun.Ceiling> out = new java.util.ArrayList<>();
     for (String name : contenders) {
-      if (!name.startsWith("sluice")) {
+      if (!name.startsWith("sluice") || name.equals("sluice_policies") || name.equals("sluice_operation")) {
         continue;
       }
       out.add(new RedisRun.Ceiling() {

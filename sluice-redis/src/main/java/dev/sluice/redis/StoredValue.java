@@ -1,4 +1,4 @@
-package dev.sluice.algorithm;
+package dev.sluice.redis;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 /**
  * The value the Redis store keeps under a key ({@code values.lua}): little-endian integers, a
  * header of the fingerprint of the rule and the key's windows (uint32) and the latest time the
- * key has seen (int64, µs), then the algorithm's own fields, which its class reads. A value of
+ * key has seen (int64, µs), then the algorithm's own fields, which its {@link ScriptAlgorithm} reads. A value of
  * fixed size written under other windows than its rule's own ends with them ({@link #trailer}).
  */
 final class StoredValue {

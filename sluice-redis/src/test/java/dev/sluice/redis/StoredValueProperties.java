@@ -1,12 +1,16 @@
-package dev.sluice.algorithm;
+package dev.sluice.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Algorithm;
+import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
+import dev.sluice.algorithm.TokenBucket;
+import dev.sluice.memory.MemoryStore;
+import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -25,10 +29,11 @@ import net.jqwik.api.constraints.IntRange;
 
 /**
  * The Redis store reports a one-item decision by the key's value (the value read, for a denial;
- * written, for an admission), and the algorithm's class reads it. Here a memory state decides a
- * random trace, the value the script would keep for the same admissions is written byte by byte
- * in its documented layout ({@code docs/redis-internals.md}, "State formats"), and after every
- * step the report read from that value must be the memory store's own report of the step.
+ * written, for an admission), and the algorithm's {@link ScriptAlgorithm} reads it. Here the
+ * memory store decides a random trace, the value the script would keep for the same admissions
+ * is written byte by byte in its documented layout ({@code docs/redis-internals.md}, "State
+ * formats"), and after every step the report read from that value must be the memory store's own
+ * report of the step.
  */
 class StoredValueProperties {
   private static final long T0 = 1_700_000_000_000_000L;
@@ -64,19 +69,19 @@ class StoredValueProperties {
         .windows(liveLimit ? List.of(Window.of(7, Duration.ofMinutes(7))) : ws).build();
     List<Long> units = new ArrayList<>();
     Random layout = new Random(layoutSeed);
-    replay(new SlidingLog(ws), trace, (memory, now, t, cost, fits) -> {
+    replay(rule, ws, trace, (last, now, t, cost, fits) -> {
       if (fits) {
         for (long u = 0; u < cost; u++) {
           units.add(t);
         }
       }
-      byte[] value = logValue(ws, units, memory.lastSeen, spareSlots, layout);
+      byte[] value = logValue(ws, units, last, spareSlots, layout);
       int length = value.length + (liveLimit ? 14 : 0);
       // Somewhere inside a reply, as the store hands it over (the live limit's end: any bytes).
       byte[] reply = new byte[length + 24];
       layout.nextBytes(reply);
       System.arraycopy(value, 0, reply, 16, value.length);
-      return SlidingLog.reportStored(new ResolvedItem(rule, "k", cost, ws), fits, reply, 16, length, now);
+      return ScriptAlgorithm.SLIDING_LOG.report(new ResolvedItem(rule, "k", cost, ws), fits, reply, 16, length, now);
     });
   }
 
@@ -86,7 +91,7 @@ class StoredValueProperties {
     Rule rule = Rule.builder("tokens").algorithm(Algorithm.TOKEN_BUCKET).windows(ws).build();
     // What token_bucket.lua's commit writes: TAT = max(TAT, t) + cost * T, from no TAT at all.
     long[] tat = new long[ws.size()];
-    replay(new TokenBucket(ws), trace, (memory, now, t, cost, fits) -> {
+    replay(rule, ws, trace, (last, now, t, cost, fits) -> {
       if (fits) {
         for (int i = 0; i < ws.size(); i++) {
           Window w = ws.get(i);
@@ -94,7 +99,7 @@ class StoredValueProperties {
         }
       }
       ByteBuffer value = buffer(12 + 8 * ws.size() + StoredValue.trailer(ws.size())).putInt(0x5eed)
-          .putLong(memory.lastSeen);
+          .putLong(last);
       for (long x : tat) {
         value.putLong(x);
       }
@@ -102,7 +107,7 @@ class StoredValueProperties {
         value.putLong(w.limit()).putLong(w.periodMicros());
       }
       value.putInt(0xf00d).putShort((short) ws.size());
-      return TokenBucket.reportStored(item(rule, cost), fits, value.array(), 0, value.capacity(), now);
+      return ScriptAlgorithm.TOKEN_BUCKET.report(item(rule, cost), fits, value.array(), 0, value.capacity(), now);
     });
   }
 
@@ -112,55 +117,47 @@ class StoredValueProperties {
     Rule tokens = Rule.builder("tokens").algorithm(Algorithm.TOKEN_BUCKET).window(3, Duration.ofSeconds(1)).build();
     byte[] b = new byte[64];
 
-    assertThatThrownBy(() -> SlidingLog.reportStored(item(log, 1), false, b, 0, 38, T0))
+    assertThatThrownBy(() -> ScriptAlgorithm.SLIDING_LOG.report(item(log, 1), false, b, 0, 38, T0))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("a sliding_log value of 38 bytes");
     // 36 + 4 bytes: one slot, which cannot hold a head at 0 and two units
     ByteBuffer twoInOne = buffer(40).putInt(0).putLong(T0).putLong(T0).putInt(0).putInt(2);
-    assertThatThrownBy(() -> SlidingLog.reportStored(item(log, 1), false, twoInOne.array(), 0, 40, T0))
+    assertThatThrownBy(() -> ScriptAlgorithm.SLIDING_LOG.report(item(log, 1), false, twoInOne.array(), 0, 40, T0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("a sliding_log value holding 2 units at 0 in 1 slots");
-    assertThatThrownBy(() -> TokenBucket.reportStored(item(tokens, 1), false, b, 0, 28, T0))
+    assertThatThrownBy(() -> ScriptAlgorithm.TOKEN_BUCKET.report(item(tokens, 1), false, b, 0, 28, T0))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("a token_bucket value of 28 bytes for 1 windows");
   }
 
   /**
-   * The value after a step, read back: given the memory state as the step left it, the time
-   * asked for and the time decided at (never before the key's latest), the cost and the verdict.
+   * The value after a step, read back: given the latest time the key has seen (the value's), the
+   * time asked for and the time decided at (never before the key's latest), the cost and the
+   * verdict.
    */
   private interface StoredAfter {
-    List<WindowState> read(KeyState memory, long now, long t, long cost, boolean fits);
+    List<WindowState> read(long last, long now, long t, long cost, boolean fits);
   }
 
   /**
-   * Decides each step of {@code trace} on {@code memory} as the memory store does under the key's
-   * lock (evaluate, grow the log if it must, commit), and checks that the value written for it
-   * reads as the memory store's report of the step.
+   * Decides each step of {@code trace} on a memory store, an item of {@code rule} with windows
+   * {@code ws} at the step's explicit time, and checks that the value written for it reads as
+   * the memory store's report of the step.
    */
-  private static void replay(KeyState memory, List<Step> trace, StoredAfter stored) {
+  private static void replay(Rule rule, List<Window> ws, List<Step> trace, StoredAfter stored) {
+    MemoryStore memory = MemoryStore.builder().automaticSweeps(false).build();
     long now = T0;
+    long last = Long.MIN_VALUE;
     for (Step step : trace) {
       now += step.advanceMicros();
-      long t = memory.clamp(now);
-      Eval e = memory.evaluate(t, step.cost());
-      if (e.fits && step.cost() > 0) {
-        memory.grow(t, step.cost());
-        memory.commit(t, step.cost(), e);
-      }
-      assertThat(stored.read(memory, now, t, step.cost(), e.fits)).as("at %d µs, cost %d", now - T0, step.cost())
-          .isEqualTo(report(memory, t, e));
+      // Time never goes backwards for one key: a step decides at the latest time the key has seen.
+      last = Math.max(last, now);
+      ItemDecision d = memory.decideSync(new Batch(List.of(new ResolvedItem(rule, "k", step.cost(), ws)), now)).get(0);
+      assertThat(stored.read(last, now, last, step.cost(), d.allowed())).as("at %d µs, cost %d", now - T0, step.cost())
+          .isEqualTo(d.windows());
     }
   }
 
   private static ResolvedItem item(Rule rule, long cost) {
     return new ResolvedItem(rule, "k", cost, rule.windows());
-  }
-
-  private static List<WindowState> report(KeyState s, long now, Eval e) {
-    List<WindowState> out = new ArrayList<>();
-    for (int i = 0; i < s.windows(); i++) {
-      out.add(s.report(now, i, e));
-    }
-    return out;
   }
 
   /**
@@ -176,7 +173,7 @@ class StoredValueProperties {
       longest = Math.max(longest, w.periodMicros());
       cap = Math.max(cap, w.limit());
     }
-    int width = SlidingLog.slotWidth(longest);
+    int width = ScriptAlgorithm.slotWidth(longest);
     int size = (int) Math.min(units.size(), cap);
     List<Long> kept = units.subList(units.size() - size, units.size());
     long base = (size > 0 ? kept.get(0) : last) - layout.nextInt(1_000);
