@@ -49,6 +49,9 @@ public abstract class KeyState {
     }
   }
 
+  /** {@link #readScratch}'s: evaluations index it by window, so a longer one serves fewer windows too. */
+  private static final ThreadLocal<Eval> READ_SCRATCH = ThreadLocal.withInitial(() -> new Eval(2));
+
   /** Even: free; odd: held. A long, so that it cannot wrap around during one racy read. */
   @SuppressWarnings("unused") // through VERSION
   private volatile long version;
@@ -224,7 +227,7 @@ public abstract class KeyState {
    * lock and without writing anything, as {@link #deniesWithoutLock} finds a denial: null when the
    * item fits, when the state is held, dead or being changed, or when {@code now} is before the
    * latest time this key has seen. The evaluation and every window's numbers are read racily, into
-   * scratch space of this call's own, and trusted only if the version was even before the first
+   * scratch space of this thread's own, and trusted only if the version was even before the first
    * read and unchanged after the last, so the report is that of one consistent state: the one the
    * locked decision would have reported at {@code now}. Anything a torn read throws means "cannot
    * tell" too.
@@ -241,7 +244,7 @@ public abstract class KeyState {
       if (!deniedRacy(now, cost)) {
         return null;
       }
-      Eval e = new Eval(limits.length);
+      Eval e = readScratch();
       e.fits = true;
       e.startMicros = now;
       if (!costTooLarge(cost, e)) {
@@ -256,6 +259,20 @@ public abstract class KeyState {
     }
     VarHandle.acquireFence(); // the reads above happen before the version's second read
     return (long) VERSION.getOpaque(this) == v ? d : null;
+  }
+
+  /**
+   * This thread's scratch space for {@link #denialWithoutLock}, reset, with room for this state's
+   * windows: the state's own belongs to the lock holder, and a new one per read would be most of
+   * what the read allocates besides its report.
+   */
+  private Eval readScratch() {
+    Eval e = READ_SCRATCH.get();
+    if (e.exceeded.length < limits.length) {
+      e = new Eval(limits.length);
+      READ_SCRATCH.set(e);
+    }
+    return e.reset();
   }
 
   /**
