@@ -60,7 +60,7 @@ final class Decisions {
    * What a decision on {@code s}, held under {@code s}'s lock, decides on for windows {@code ws}:
    * {@code s} itself when it counts by them, else a new state for them that carries its
    * consumption ({@link KeyState#carryFrom}), not yet stored. Only an admission stores it
-   * ({@link #settle}): a decision that consumes nothing — a peek, a denial — leaves the key as
+   * ({@link KeyMap#publish}): a decision that consumes nothing — a peek, a denial — leaves the key as
    * it was, so that windows changed and changed back before any admission find it unchanged, and
    * the carry, made as of the key's latest time, gives the same state whenever it is made.
    */
@@ -75,16 +75,15 @@ final class Decisions {
 
   /**
    * Ends a decision on {@code v}, a {@link #view} of {@code s} (locked): when {@code admit},
-   * commits {@code cost} and stores it in {@code s}'s place; else, when {@link KeyMap#room}
-   * reserved bytes for it ({@code roomed}), gives them back. Answers the key's state after the
-   * decision. A view is committed before it is stored: once stored, other deciders find it, and
-   * they lock it, not {@code s}.
+   * commits {@code cost} to it; else, when {@link KeyMap#room} reserved bytes for it
+   * ({@code roomed}), gives them back. Answers the key's state after the decision, which the
+   * caller stores ({@link KeyMap#publish}) only once it has read all it needs of it (its report,
+   * its idle time): stored, a carried state is found by other deciders, and they lock it, not
+   * {@code s}, and evaluate into its scratch space.
    */
-  private KeyState settle(Rule rule, String key, KeyState s, KeyState v, boolean admit, boolean roomed, long now,
-      long cost, Eval e) {
+  private KeyState settle(KeyState s, KeyState v, boolean admit, boolean roomed, long now, long cost, Eval e) {
     if (admit) {
       v.commit(now, cost, e);
-      keys.publish(rule, key, s, v);
       return v;
     }
     if (roomed) {
@@ -123,11 +122,13 @@ final class Decisions {
         Eval e = v.evaluate(now, item.cost());
         boolean admit = e.fits && item.cost() > 0 && keys.room(s, v, now, item.cost(), e);
         markDenying(s, e.fits);
-        KeyState held = settle(item.rule(), item.key(), s, v, admit, false, now, item.cost(), e);
+        KeyState held = settle(s, v, admit, false, now, item.cost(), e);
         if (first) {
           keys.firstDecided(held, now);
         }
-        return v.decision(item, now, e);
+        ItemDecision d = v.decision(item, now, e);
+        keys.publish(item.rule(), item.key(), s, held);
+        return d;
       } finally {
         s.unlock();
       }
@@ -168,11 +169,12 @@ final class Decisions {
         Eval e = v.evaluate(now, cost);
         boolean admit = e.fits && cost > 0 && keys.room(s, v, now, cost, e);
         markDenying(s, e.fits);
-        KeyState held = settle(rule, key, s, v, admit, false, now, cost, e);
+        KeyState held = settle(s, v, admit, false, now, cost, e);
         if (first) {
           keys.firstDecided(held, now);
         }
         admitted = e.fits;
+        keys.publish(rule, key, s, held);
         break;
       } finally {
         s.unlock();
@@ -343,7 +345,7 @@ final class Decisions {
       }
       ResolvedItem it = items.get(i);
       boolean admit = enforcedFit && evals[i].fits && it.cost() > 0;
-      KeyState held = settle(it.rule(), it.key(), states[i], views[i], admit, roomed[i], nows[i], it.cost(), evals[i]);
+      KeyState held = settle(states[i], views[i], admit, roomed[i], nows[i], it.cost(), evals[i]);
       if (auditUntil != null && admit && it.audit() != null && it.rule().audit() != null) {
         auditUntil[i] = held.idleAt(nows[i]);
       }
@@ -351,6 +353,7 @@ final class Decisions {
         keys.firstDecided(held, nows[i]);
       }
       out[i] = views[i].decision(it, nows[i], evals[i]);
+      keys.publish(it.rule(), it.key(), states[i], held);
     }
   }
 

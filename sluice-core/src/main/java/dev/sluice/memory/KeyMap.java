@@ -146,10 +146,11 @@ final class KeyMap {
   }
 
   /**
-   * Stores {@code v}, a view of {@code s} about to admit, in {@code s}'s place, under {@code s}'s
-   * lock, like an eviction: {@code s} is marked dead, so a decider that found it looks the key up
-   * again and finds {@code v}. The bytes {@code v} adds were reserved by {@link #room}; those it
-   * frees are given back here.
+   * Stores {@code v}, a view of {@code s} that admitted (nothing when it is {@code s} itself), in
+   * {@code s}'s place, under {@code s}'s lock, like an eviction: {@code s} is marked dead, so a
+   * decider that found it looks the key up again and finds {@code v}. The bytes {@code v} adds
+   * were reserved by {@link #room}; those it frees are given back here. The last step of a
+   * decision that reads {@code v}: from here on other deciders may change it.
    */
   void publish(Rule rule, String key, KeyState s, KeyState v) {
     if (v == s) {
@@ -159,10 +160,10 @@ final class KeyMap {
     if (growth < 0) {
       budget.release(account(s), 0, -growth);
     }
-    s.dead = true;
-    table(rule).keys.replace(key, s, v);
     // Other windows may empty sooner: the bound of when a held key becomes idle must not lag.
     budget.idleAt(account(v), v.idleAt(v.lastSeen));
+    s.dead = true;
+    table(rule).keys.replace(key, s, v);
   }
 
   /** Gives back what {@link #room} reserved for a view of {@code s} that was not stored after all. */
