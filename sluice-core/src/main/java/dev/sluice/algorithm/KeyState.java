@@ -1,8 +1,10 @@
 package dev.sluice.algorithm;
 
 import dev.sluice.DenyReason;
+import dev.sluice.ItemDecision;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
+import dev.sluice.spi.ResolvedItem;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
@@ -48,6 +50,9 @@ public abstract class KeyState {
     }
   }
 
+  /** {@link #readScratch}'s: evaluations index it by window, so a longer one serves fewer windows too. */
+  private static final ThreadLocal<Eval> READ_SCRATCH = ThreadLocal.withInitial(() -> new Eval(2));
+
   /** Even: free; odd: held. A long, so that it cannot wrap around during one racy read. */
   @SuppressWarnings("unused") // through VERSION
   private volatile long version;
@@ -63,8 +68,7 @@ public abstract class KeyState {
   /** The latest time this key has seen; {@link Long#MIN_VALUE} before its first decision. */
   public long lastSeen = Long.MIN_VALUE;
   /**
-   * Whether the latest {@link dev.sluice.memory.MemoryStore#tryAcquire} decided under the lock
-   * was a denial: a hint, read without the lock, that the next one is likely a denial too and
+   * Whether the latest one-item decision on this key made under the lock was a denial: a hint, read without the lock, that the next one is likely a denial too and
    * worth trying without the lock. A stale value costs only time.
    */
   public boolean denying;
@@ -217,6 +221,85 @@ public abstract class KeyState {
     boolean denied = deniedRacy(now, cost);
     VarHandle.acquireFence(); // the reads above happen before the version's second read
     return denied && (long) VERSION.getOpaque(this) == v;
+  }
+
+  /**
+   * The report of a denial of {@code item} at {@code now} (the store's clock), found without the
+   * lock and without writing anything, as {@link #deniesWithoutLock} finds a denial: null when the
+   * item fits, when the state is held, dead or being changed, or when {@code now} is before the
+   * latest time this key has seen. The evaluation and every window's numbers are read racily, into
+   * scratch space of this thread's own, and trusted only if the version was even before the first
+   * read and unchanged after the last, so the report is that of one consistent state: the one the
+   * locked decision would have reported at {@code now}. Anything a torn read throws means "cannot
+   * tell" too.
+   */
+  public final ItemDecision denialWithoutLock(ResolvedItem item, long now) {
+    long v = (long) VERSION.getAcquire(this);
+    if ((v & 1) != 0 || dead || now < lastSeen) {
+      return null;
+    }
+    ItemDecision d;
+    try {
+      long cost = item.cost();
+      // The algorithm's own racy check first: algorithms without one always take the lock.
+      if (!deniedRacy(now, cost)) {
+        return null;
+      }
+      Eval e = readScratch();
+      e.fits = true;
+      e.startMicros = now;
+      if (!costTooLarge(cost, e)) {
+        evaluate(now, cost, e);
+      }
+      if (e.fits) {
+        return null;
+      }
+      d = decision(item, now, e);
+    } catch (RuntimeException torn) {
+      return null;
+    }
+    VarHandle.acquireFence(); // the reads above happen before the version's second read
+    return (long) VERSION.getOpaque(this) == v ? d : null;
+  }
+
+  /**
+   * This thread's scratch space for {@link #denialWithoutLock}, reset, with room for this state's
+   * windows: the state's own belongs to the lock holder, and a new one per read would be most of
+   * what the read allocates besides its report.
+   */
+  private Eval readScratch() {
+    Eval e = READ_SCRATCH.get();
+    if (e.exceeded.length < limits.length) {
+      e = new Eval(limits.length);
+      READ_SCRATCH.set(e);
+    }
+    return e.reset();
+  }
+
+  /**
+   * The decision on {@code item} evaluated as {@code e} at {@code now} on this state: whether it
+   * fits, why not, how long it waits (shaping), and every window's numbers.
+   */
+  public final ItemDecision decision(ResolvedItem item, long now, Eval e) {
+    long wait = e.fits ? ceilMillis(e.startMicros - now) : 0;
+    return new ItemDecision(item.rule().name(), item.key(), item.cost(), e.fits, e.reason, wait,
+        windowStates(now, e), item.rule().shadow());
+  }
+
+  /** Immutable already, so the decision keeps it without another copy; no array for 1 or 2 windows. */
+  private List<WindowState> windowStates(long now, Eval e) {
+    int w = limits.length;
+    if (w == 1) {
+      return List.of(report(now, 0, e));
+    }
+    if (w == 2) {
+      return List.of(report(now, 0, e), report(now, 1, e));
+    }
+    WindowState[] ws = new WindowState[w];
+    for (int i = 0; i < w; i++) {
+      ws[i] = report(now, i, e);
+    }
+    return List.of(ws);
   }
 
   /**

@@ -218,6 +218,9 @@ public final class SlidingLog extends KeyState {
 
   /** How many of the {@code most} most recent units are later than {@code floor}: a binary search. */
   private int newerThan(long floor, int most) {
+    if (most == 0 || recent(most) > floor) {
+      return most; // a key over its limit: every unit counted is inside, one read instead of a search
+    }
     int lo = 0;
     int hi = most;
     // invariant: the lo most recent are inside; units beyond hi are not counted

@@ -3,7 +3,10 @@ package dev.sluice.algorithm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
 import dev.sluice.Window;
+import dev.sluice.spi.ResolvedItem;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Method;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The decisions are {@code MemoryStore.tryAcquire}'s steps on one state, without the map,
  * the byte budget or the sweeper: try {@link KeyState#deniesWithoutLock} when the previous
- * decision was a denial, else lock, clamp the time, evaluate, grow, commit, unlock.
+ * decision was a denial, else lock, clamp the time, evaluate, grow, commit, unlock; and
+ * {@code acquire}'s, which try {@link KeyState#denialWithoutLock} and answer a report.
  *
  * <p>The real algorithms with a lock-free denial ({@code token_bucket}, {@code sliding_log}) only
  * add to their state while time stands still, so a read torn across a decision still denies only
@@ -34,8 +38,8 @@ import org.junit.jupiter.api.Test;
  * {@link RestartingWindow}, a fixed window whose count restarts when the window moves: a read
  * torn across that restart denies what no state would. The broken variants below must be caught
  * on it by the same check, which shows that the check bites: the read path without the version's
- * second read, the read path that trusts an odd (held) version, and a lock taken by a read then a
- * write instead of a compare-and-swap.
+ * second read (for a denial and for its report), the read path that trusts an odd (held)
+ * version, and a lock taken by a read then a write instead of a compare-and-swap.
  *
  * <p>The model checker assumes sequentially consistent memory: it finds wrong interleavings, not
  * missing fences (the orderings the lock relies on are listed in {@code docs/algorithms.md}).
@@ -48,6 +52,7 @@ class SequenceLockModelCheckTest {
   static final long LIMIT = 2;
   static final long PERIOD = 1_000_000; // microseconds
   static final List<Window> WINDOWS = List.of(Window.of(LIMIT, Duration.ofSeconds(1)));
+  static final Rule RULE = Rule.builder("r").window(LIMIT, Duration.ofSeconds(1)).build();
   /** Where the states start: the first window is full. */
   static final long T0 = 0;
   /** The second window: a fixed window restarts here, buckets and logs have room again. */
@@ -70,6 +75,10 @@ class SequenceLockModelCheckTest {
     {{"acquireOne", "acquireOne"}, {"acquireNext", "acquireOne"}},
     // three threads on one lock
     {{"acquireOne"}, {"acquireOne"}, {"acquireTwo"}},
+    // a denial explained without the lock, torn across the window's restart or a commit
+    {{"acquireOne"}, {"explainOne"}},
+    {{"explainTwo"}, {"acquireOne", "explainOne"}},
+    {{"explainOne", "explainOne"}, {"acquireTwo"}},
   };
 
   /**
@@ -140,6 +149,13 @@ class SequenceLockModelCheckTest {
   }
 
   @Test
+  void aReportReadWithoutTheVersionsSecondReadIsCaught() {
+    assertThatThrownBy(() -> options(RestartingWindowLocked.class).check(ReportWithoutSecondRead.class))
+        .isInstanceOf(LincheckAssertionError.class)
+        .hasMessageContaining("Invalid execution results");
+  }
+
+  @Test
   void aLockTakenByAReadAndThenAWriteIsCaught() {
     assertThatThrownBy(() -> options(RestartingWindowLocked.class).check(ReadThenWriteLock.class))
         .isInstanceOf(LincheckAssertionError.class)
@@ -187,6 +203,45 @@ class SequenceLockModelCheckTest {
     @Operation
     public boolean acquireNext() {
       return acquire(T2, 1);
+    }
+
+    @Operation
+    public ItemDecision explainOne() {
+      return explain(T1, 1);
+    }
+
+    @Operation
+    public ItemDecision explainTwo() {
+      return explain(T1, 2);
+    }
+
+    /** {@code MemoryStore.acquire}'s one-item decision on one state: the same, with a report. */
+    final ItemDecision explain(long requested, long cost) {
+      KeyState s = state;
+      ResolvedItem item = new ResolvedItem(RULE, "k", cost, WINDOWS);
+      if (s.denying) {
+        ItemDecision d = denialWithoutLock(item, requested);
+        if (d != null) {
+          return d;
+        }
+      }
+      lock();
+      try {
+        long now = s.clamp(requested);
+        Eval e = s.evaluate(now, cost);
+        if (e.fits && cost > 0) {
+          s.grow(now, cost);
+          s.commit(now, cost, e);
+        }
+        s.denying = !e.fits;
+        return s.decision(item, now, e);
+      } finally {
+        state.unlock();
+      }
+    }
+
+    ItemDecision denialWithoutLock(ResolvedItem item, long now) {
+      return state.denialWithoutLock(item, now);
     }
 
     /** {@code MemoryStore.tryAcquire} on one state. */
@@ -283,6 +338,11 @@ class SequenceLockModelCheckTest {
     boolean deniesWithoutLock(long now, long cost) {
       return false;
     }
+
+    @Override
+    ItemDecision denialWithoutLock(ResolvedItem item, long now) {
+      return null;
+    }
   }
 
   public static class TokenBucketDecisions extends Decisions {
@@ -297,6 +357,11 @@ class SequenceLockModelCheckTest {
     boolean deniesWithoutLock(long now, long cost) {
       return false;
     }
+
+    @Override
+    ItemDecision denialWithoutLock(ResolvedItem item, long now) {
+      return null;
+    }
   }
 
   public static class SlidingLogDecisions extends Decisions {
@@ -310,6 +375,11 @@ class SequenceLockModelCheckTest {
     @Override
     boolean deniesWithoutLock(long now, long cost) {
       return false;
+    }
+
+    @Override
+    ItemDecision denialWithoutLock(ResolvedItem item, long now) {
+      return null;
     }
   }
 
@@ -335,6 +405,22 @@ class SequenceLockModelCheckTest {
       }
       boolean denied = state.deniedRacy(now, cost);
       return denied && state.version() == v;
+    }
+  }
+
+  /** {@link KeyState#denialWithoutLock} without the version's second read. */
+  public static class ReportWithoutSecondRead extends RestartingWindowDecisions {
+    @Override
+    ItemDecision denialWithoutLock(ResolvedItem item, long now) {
+      long v = state.version();
+      if ((v & 1) != 0 || state.dead || now < state.lastSeen || !state.deniedRacy(now, item.cost())) {
+        return null;
+      }
+      Eval e = new Eval(1);
+      e.fits = true;
+      e.startMicros = now;
+      state.evaluate(now, item.cost(), e);
+      return e.fits ? null : state.decision(item, now, e);
     }
   }
 

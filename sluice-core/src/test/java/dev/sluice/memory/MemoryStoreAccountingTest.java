@@ -9,6 +9,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
+import dev.sluice.algorithm.AlgorithmTable;
 import dev.sluice.testing.FakeTicker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ class MemoryStoreAccountingTest {
   final RateLimiter limiter = Sluice.builder().store(store).rules(a, b).build();
 
   private static long bytesOf(Rule r, String key) {
-    return MemoryStore.keyBytes(key) + MemoryStore.newStateBytes(r, r.windowsFor(key));
+    return MemoryStore.keyBytes(key) + AlgorithmTable.of(r.algorithm()).newStateBytes(r, r.windowsFor(key));
   }
 
   @Test

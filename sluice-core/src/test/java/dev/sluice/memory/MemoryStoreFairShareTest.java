@@ -13,6 +13,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
 import dev.sluice.WindowState;
+import dev.sluice.algorithm.AlgorithmTable;
 import dev.sluice.testing.FakeTicker;
 import java.time.Duration;
 import java.util.List;
@@ -158,7 +159,7 @@ class MemoryStoreFairShareTest {
   @Test
   void anExactLogThatCannotGrowIsDeniedStoreFullUntilItsOldUnitsLeave() {
     Rule log = Rule.builder("log").window(100, Duration.ofMinutes(1)).build();
-    long oneKey = MemoryStore.keyBytes("k") + MemoryStore.newStateBytes(log, log.windows());
+    long oneKey = MemoryStore.keyBytes("k") + AlgorithmTable.of(log.algorithm()).newStateBytes(log, log.windows());
     MemoryStore store = MemoryStore.builder().ticker(ticker).maxBytes(oneKey).build();
     RateLimiter limiter = Sluice.builder().store(store).rules(log).build();
     for (int i = 0; i < 8; i++) {
@@ -191,8 +192,10 @@ class MemoryStoreFairShareTest {
 
   @Test
   void theByteBudgetBindsBeforeTheKeyCapForLongKeys() {
-    long shortKey = MemoryStore.keyBytes("s:0") + MemoryStore.newStateBytes(export, export.windows());
-    long longKey = MemoryStore.keyBytes("l".repeat(512)) + MemoryStore.newStateBytes(export, export.windows());
+    long shortKey = MemoryStore.keyBytes("s:0")
+        + AlgorithmTable.of(export.algorithm()).newStateBytes(export, export.windows());
+    long longKey = MemoryStore.keyBytes("l".repeat(512))
+        + AlgorithmTable.of(export.algorithm()).newStateBytes(export, export.windows());
     MemoryStore store = MemoryStore.builder().ticker(ticker).maxBytes(10 * longKey).build();
     RateLimiter limiter = Sluice.builder().store(store).rules(export).build();
     int admitted = 0;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.Algorithm;
 import dev.sluice.Rule;
 import dev.sluice.Window;
+import dev.sluice.algorithm.AlgorithmTable;
 import dev.sluice.conformance.WindowChangeConformanceTest;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
@@ -49,7 +50,7 @@ class MemoryWindowChangeTest extends WindowChangeConformanceTest {
   @Test
   void aCarriedStateWithoutRoomForItsBytesIsDeniedStoreFullAndTheOldStateStays() {
     Rule rule = Rule.builder("sw").algorithm(Algorithm.SLIDING_WINDOW).window(10, Duration.ofSeconds(1)).build();
-    long one = MemoryStore.keyBytes("k") + MemoryStore.newStateBytes(rule, rule.windows());
+    long one = MemoryStore.keyBytes("k") + AlgorithmTable.of(rule.algorithm()).newStateBytes(rule, rule.windows());
     MemoryStore store = MemoryStore.builder().ticker(new FakeTicker()).maxBytes(one + 8).build();
     decide(store, rule, rule.windows(), 1_000_000, 3);
     List<Window> more = List.of(Window.perSeconds(10, 1), Window.perSeconds(100, 3600));
