@@ -18,7 +18,7 @@ import dev.sluice.config.yaml.Node.ListNode;
 import dev.sluice.config.yaml.Node.MapNode;
 import dev.sluice.config.yaml.Node.ScalarNode;
 import dev.sluice.config.yaml.YamlTree;
-import dev.sluice.internal.AccessList;
+import dev.sluice.internal.policy.AccessList;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;

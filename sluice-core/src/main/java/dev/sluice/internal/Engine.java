@@ -30,6 +30,14 @@ import dev.sluice.spi.PolicyStore;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import dev.sluice.algorithm.LeakyBucket;
+import dev.sluice.internal.policy.DenialCache;
+import dev.sluice.internal.policy.DenialRecorder;
+import dev.sluice.internal.policy.EnginePolicies;
+import dev.sluice.internal.policy.Fleet;
+import dev.sluice.internal.policy.PolicyCache;
+import dev.sluice.internal.policy.PolicyLog;
+import dev.sluice.internal.policy.RequestChecks;
+import dev.sluice.internal.policy.TopOffenders;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,7 +66,7 @@ import java.util.function.Supplier;
  * store call at all: nothing is consumed, and the items not decided here are reported allowed with
  * empty windows. A rule without lists, bans or live limits costs a lookup that finds nothing.
  */
-public final class Engine implements RateLimiter {
+public final class Engine implements RateLimiter, RequestChecks {
   /** Up to this many items, a request's repeated items are found by comparing pairs. */
   private static final int FEW_ITEMS = 8;
   /** tryAcquireAsync's answers on a local store: immutable through {@link CompletionStage}, so shared. */
@@ -122,8 +130,8 @@ public final class Engine implements RateLimiter {
     if (fleet != null) {
       policyCache.onTick(fleet::tick);
     }
-    this.policies = ps == null ? null : new EnginePolicies(this, ps, policyCache);
     this.topOffenders = ps == null ? null : new TopOffenders(ps, ticker);
+    this.policies = ps == null ? null : new EnginePolicies(this, ps, policyCache, topOffenders, ticker);
     if (topOffenders != null) {
       this.recorder = topOffenders;
       policyCache.onTick(topOffenders::tick);
@@ -246,7 +254,7 @@ public final class Engine implements RateLimiter {
         } else if (p.allows(key)) {
           here = new ItemDecision(rule.name(), key, it.cost(), true, DenyReason.NONE, 0, List.of(), rule.shadow(), 0);
         } else {
-          if (!p.bans.isEmpty()) {
+          if (p.hasBans()) {
             if (now == Long.MIN_VALUE) {
               now = nowMillis();
             }
@@ -792,7 +800,7 @@ public final class Engine implements RateLimiter {
    * The share of each limit that {@code failure_mode: local} holds now: the one given, else 1 /
    * the instances last counted in the store (1 when the store counts none).
    */
-  double localShare() {
+  public double localShare() {
     if (!Double.isNaN(localShare)) {
       return localShare;
     }
@@ -907,7 +915,8 @@ public final class Engine implements RateLimiter {
    *
    * @throws UnsupportedRuleException or IllegalArgumentException naming what is out of range
    */
-  void checkWindows(Rule rule, List<Window> windows) {
+  @Override
+  public void checkWindows(Rule rule, List<Window> windows) {
     Rule copy = rule.toBuilder().windows(windows).build();
     if (rule.algorithm() == Algorithm.LEAKY_BUCKET) {
       long maxWait;
@@ -937,7 +946,8 @@ public final class Engine implements RateLimiter {
   }
 
   /** The checks of {@code acquire} on a rule name and a key: the rule in force. */
-  Rule validateKey(String ruleName, String key) {
+  @Override
+  public Rule validateKey(String ruleName, String key) {
     java.util.Objects.requireNonNull(key, "key");
     return validate(rules.get(ruleName), ruleName, key, 0);
   }

@@ -3,7 +3,7 @@ package dev.sluice.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.algorithm.DenialSketch;
+import dev.sluice.internal.policy.DenialSketch;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;

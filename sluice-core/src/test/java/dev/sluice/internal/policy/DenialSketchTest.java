@@ -1,9 +1,9 @@
-package dev.sluice.algorithm;
+package dev.sluice.internal.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.algorithm.DenialSketch.Entry;
+import dev.sluice.internal.policy.DenialSketch.Entry;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

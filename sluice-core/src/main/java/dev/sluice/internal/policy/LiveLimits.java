@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import dev.sluice.LiveLimit;
 import dev.sluice.Window;

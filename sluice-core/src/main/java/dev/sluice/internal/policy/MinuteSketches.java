@@ -1,6 +1,5 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
-import dev.sluice.algorithm.DenialSketch;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 /**
  * Strict parsing of IP address literals, and their canonical text. Only the textual forms of an

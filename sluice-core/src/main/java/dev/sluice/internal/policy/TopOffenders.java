@@ -1,9 +1,8 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import dev.sluice.DenyReason;
 import dev.sluice.Offender;
 import dev.sluice.Ticker;
-import dev.sluice.algorithm.DenialSketch;
 import dev.sluice.memory.MemoryPolicyStore;
 import dev.sluice.spi.PolicyStore;
 import java.util.ArrayList;
@@ -22,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * answer). A flush that fails loses that second's counts: the sketch is a statistic, not state,
  * and the decisions are unaffected.
  */
-final class TopOffenders implements DenialRecorder {
+public final class TopOffenders implements DenialRecorder {
   static final long FLUSH_MICROS = 1_000_000;
 
   private final PolicyStore store;
@@ -30,7 +29,7 @@ final class TopOffenders implements DenialRecorder {
   private final MinuteSketches sketches = new MinuteSketches();
   private final AtomicLong nextFlush = new AtomicLong(Long.MIN_VALUE);
 
-  TopOffenders(PolicyStore store, Ticker ticker) {
+  public TopOffenders(PolicyStore store, Ticker ticker) {
     this.store = store;
     this.ticker = ticker;
     if (store instanceof MemoryPolicyStore m) {
@@ -53,7 +52,7 @@ final class TopOffenders implements DenialRecorder {
     }
   }
 
-  void tick() {
+  public void tick() {
     flushIfDue(ticker.nowMicros());
   }
 

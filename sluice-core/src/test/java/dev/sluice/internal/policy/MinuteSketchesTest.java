@@ -1,11 +1,10 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
-import dev.sluice.algorithm.DenialSketch;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.algorithm.DenialSketch.Entry;
-import dev.sluice.internal.MinuteSketches.Drained;
+import dev.sluice.internal.policy.DenialSketch.Entry;
+import dev.sluice.internal.policy.MinuteSketches.Drained;
 import dev.sluice.testing.FakeTicker;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import dev.sluice.Ticker;
 import dev.sluice.spi.PolicyStore;
@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * divided by. A closing instance leaves at once ({@link #leave}); one that dies stops being counted
  * after the ttl.
  */
-final class Fleet {
+public final class Fleet {
   static final long BEAT_MICROS = 1_000_000;
   /** Three missed heartbeats and an instance is no longer counted. */
   static final long TTL_MILLIS = 3_000;
@@ -31,7 +31,7 @@ final class Fleet {
   private final AtomicLong nextBeat = new AtomicLong(Long.MIN_VALUE);
   private volatile int live = 1;
 
-  Fleet(PolicyStore store, Ticker ticker) {
+  public Fleet(PolicyStore store, Ticker ticker) {
     this.store = store;
     this.ticker = ticker;
     byte[] random = new byte[8];
@@ -45,12 +45,12 @@ final class Fleet {
   }
 
   /** The instances as last counted, this one included; 1 until the first heartbeat is answered. */
-  int live() {
+  public int live() {
     return live;
   }
 
   /** Sends a heartbeat if one is due; the count is updated when the store answers. */
-  void tick() {
+  public void tick() {
     long now = ticker.nowMicros();
     long due = nextBeat.get();
     if (now < due || !nextBeat.compareAndSet(due, now + BEAT_MICROS)) {
@@ -72,7 +72,7 @@ final class Fleet {
   }
 
   /** Stops being counted, waiting at most {@code timeoutMillis} for the store. */
-  void leave(long timeoutMillis) {
+  public void leave(long timeoutMillis) {
     try {
       store.leave(id).toCompletableFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import dev.sluice.ListKind;
 import dev.sluice.LiveLimit;
@@ -76,6 +76,11 @@ public final class PolicyCache implements AutoCloseable {
       this.rule = rule;
     }
 
+    /** Whether any key of the rule is banned (some ban may have ended). */
+    public boolean hasBans() {
+      return !bans.isEmpty();
+    }
+
     /** Whether the deny list matches {@code key}. */
     public boolean denies(String key) {
       AccessList d = deny;
@@ -146,7 +151,7 @@ public final class PolicyCache implements AutoCloseable {
    * @param schedule whether a remote store is polled on a thread (else by {@link #pollOnce})
    * @param maxBytes the most bytes of records held
    */
-  PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules, boolean schedule, long maxBytes, PolicyLog log) {
+  public PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules, boolean schedule, long maxBytes, PolicyLog log) {
     this.maxBytes = maxBytes;
     this.log = log;
     this.store = store;
@@ -287,7 +292,7 @@ public final class PolicyCache implements AutoCloseable {
    * Writes the record of an automatic ban this limiter learned, for every instance and for
    * listings; a failure (the store's record cap, a timeout) is logged, throttled, without the key.
    */
-  void recordBan(String rule, String key, long untilMillis) {
+  public void recordBan(String rule, String key, long untilMillis) {
     try {
       store.put(new PolicyRecord(PolicyKind.BAN, rule, key, "automatic", untilMillis)).whenComplete((v, err) -> {
         if (err != null) {
@@ -351,7 +356,7 @@ public final class PolicyCache implements AutoCloseable {
   }
 
   /** Also run on every tick of the remote store's poll (the top offenders' flush). */
-  void onTick(Runnable task) {
+  public void onTick(Runnable task) {
     tickTasks.add(task);
   }
 

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,7 +8,6 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
-import dev.sluice.algorithm.DenialSketch;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.testing.FakeTicker;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * most every {@value #SWEEP_EVERY_MICROS} µs); if it is still full, a new denial is not kept and the
  * store goes on deciding that key.
  */
-final class DenialCache {
+public final class DenialCache {
   static final long SWEEP_EVERY_MICROS = 100_000;
 
   /** What the store said, for whom, and until when it holds. */
@@ -53,7 +53,7 @@ final class DenialCache {
   private volatile long nextSweepMicros = Long.MIN_VALUE;
 
   /** @param maxKeys at least 1 */
-  DenialCache(int maxKeys) {
+  public DenialCache(int maxKeys) {
     if (maxKeys < 1) {
       throw new IllegalArgumentException("maxKeys must be >= 1, was " + maxKeys);
     }
@@ -65,7 +65,7 @@ final class DenialCache {
    * of them bans, as the store counts each denial of such a request toward the ban. The rules are
    * looked at only on a hit, so requests the cache holds nothing for pay nothing more.
    */
-  ItemDecision check(Rule rule, String key, long cost, List<Window> windows, long nowMicros, List<Rule> rules) {
+  public ItemDecision check(Rule rule, String key, long cost, List<Window> windows, long nowMicros, List<Rule> rules) {
     ItemDecision d = check(rule, key, cost, windows, nowMicros);
     if (d != null) {
       for (int i = 0; i < rules.size(); i++) {
@@ -77,7 +77,7 @@ final class DenialCache {
     return d;
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return size.get() <= 0;
   }
 
@@ -90,7 +90,7 @@ final class DenialCache {
    * {@code nowMicros}, if a denial kept here still holds: the store's decision with its times
    * counted down; otherwise null (always for a shadow rule, whose denials are never kept).
    */
-  ItemDecision check(Rule rule, String key, long cost, List<Window> windows, long nowMicros) {
+  public ItemDecision check(Rule rule, String key, long cost, List<Window> windows, long nowMicros) {
     if (cost == 0 || isEmpty()) {
       return null;
     }
@@ -117,7 +117,7 @@ final class DenialCache {
    * {@code windows}, the store having been called at {@code startMicros}, if it is one that holds
    * for a while: an enforced denial by the windows, with a retry time longer than a millisecond.
    */
-  void learn(Rule rule, String key, long cost, List<Window> windows, ItemDecision d, long startMicros) {
+  public void learn(Rule rule, String key, long cost, List<Window> windows, ItemDecision d, long startMicros) {
     // A rule that bans counts denials in the store: each must reach it. Its ban, once started, is
     // answered by this instance all the same (the policy cache).
     if (rule.ban() != null || d.allowed() || d.shadow() || cost == 0
@@ -139,7 +139,7 @@ final class DenialCache {
   }
 
   /** Drops what is kept of {@code key} under {@code rule} (it was reset through this limiter). */
-  void forget(String rule, String key) {
+  public void forget(String rule, String key) {
     ConcurrentHashMap<String, Entry> keys = byRule.get(rule);
     if (keys != null && keys.remove(key) != null) {
       size.decrementAndGet();

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import dev.sluice.Ban;
 import dev.sluice.KeyLimit;
@@ -9,6 +9,7 @@ import dev.sluice.Page;
 import dev.sluice.Policies;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
+import dev.sluice.Ticker;
 import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.spi.PolicyKind;
@@ -35,18 +36,27 @@ import java.util.function.Supplier;
  * empty).
  *
  */
-final class EnginePolicies implements Policies {
+public final class EnginePolicies implements Policies {
   private static final String MANUAL = "manual";
   private static final String AUTOMATIC = "automatic";
 
-  private final Engine engine;
+  private final RequestChecks engine;
   private final PolicyStore store;
   private final PolicyCache cache;
+  private final TopOffenders topOffenders;
+  private final Ticker ticker;
 
-  EnginePolicies(Engine engine, PolicyStore store, PolicyCache cache) {
-    this.engine = engine;
+  /**
+   * @param checks the limiter's own checks of a rule name, a key and windows, so that the policies
+   *     API refuses what a request would be refused
+   */
+  public EnginePolicies(RequestChecks checks, PolicyStore store, PolicyCache cache, TopOffenders topOffenders,
+      Ticker ticker) {
+    this.engine = checks;
     this.store = store;
     this.cache = cache;
+    this.topOffenders = topOffenders;
+    this.ticker = ticker;
   }
 
   @Override
@@ -110,7 +120,7 @@ final class EnginePolicies implements Policies {
       } catch (ArithmeticException e) {
         throw new IllegalArgumentException("until is out of range: " + until);
       }
-      if (untilMillis <= engine.nowMillis()) {
+      if (untilMillis <= Math.floorDiv(ticker.nowMicros(), 1000L)) {
         throw new IllegalArgumentException("until must be in the future, was " + until);
       }
       PolicyRecord record = new PolicyRecord(PolicyKind.BAN, rule, key, MANUAL, untilMillis);
@@ -209,7 +219,7 @@ final class EnginePolicies implements Policies {
         throw new IllegalArgumentException("last must be whole minutes, 1 to 60, was " + last);
       }
       pageCount(count);
-      return engine.topOffenders().top(rule, (int) last.toMinutes(), count);
+      return topOffenders.top(rule, (int) last.toMinutes(), count);
     });
   }
 

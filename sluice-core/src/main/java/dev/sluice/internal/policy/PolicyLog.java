@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import dev.sluice.DecisionListener;
 import dev.sluice.Ticker;
@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * never keys: keys are the callers' identities (see {@code docs/service.md}), and a line quoting
  * a 512-byte key per ban wrote megabytes.
  */
-final class PolicyLog {
+public final class PolicyLog {
   static final long INTERVAL_MICROS = 10_000_000;
   /** Kinds of warning, as {@link DecisionListener#onPolicyWarning} names them. */
   static final String BAN_NOT_RECORDED = "ban_not_recorded";
@@ -38,7 +38,7 @@ final class PolicyLog {
   /** One per kind above: a fixed few. */
   private final Map<String, Slot> slots = new ConcurrentHashMap<>();
 
-  PolicyLog(Ticker ticker, DecisionListener[] listeners) {
+  public PolicyLog(Ticker ticker, DecisionListener[] listeners) {
     this.ticker = ticker;
     this.listeners = listeners;
   }

@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.sluice.algorithm;
+package dev.sluice.internal.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

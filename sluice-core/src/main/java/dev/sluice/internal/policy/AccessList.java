@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import java.util.ArrayList;
 import java.util.Arrays;

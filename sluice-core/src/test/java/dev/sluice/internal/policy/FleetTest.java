@@ -1,4 +1,4 @@
-package dev.sluice.internal;
+package dev.sluice.internal.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
+import dev.sluice.internal.Engine;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.testing.FakeTicker;
 import dev.sluice.testing.FlakyStore;
