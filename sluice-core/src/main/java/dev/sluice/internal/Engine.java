@@ -26,7 +26,7 @@ import dev.sluice.UnsupportedRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.spi.Batch;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import dev.sluice.algorithm.LeakyBucket;
@@ -87,8 +87,8 @@ public final class Engine implements RateLimiter, RequestChecks {
   private final DecisionListener[] listeners;
   private final Sleeper sleeper;
   private final Ticker ticker;
-  /** The store's policies, null if it keeps none. */
-  private final PolicyStore policyStore;
+  /** The store's policy records, null if it keeps none. */
+  private final PolicyRecords policyStore;
   private final PolicyCache policyCache;
   private final EnginePolicies policies;
   private volatile DenialRecorder recorder = DenialRecorder.NONE;
@@ -105,12 +105,7 @@ public final class Engine implements RateLimiter, RequestChecks {
     RuleSet rules = c.rules();
     Store store = c.store();
     Ticker ticker = c.ticker();
-    PolicyStore ps;
-    try {
-      ps = store.policies();
-    } catch (UnsupportedOperationException e) {
-      ps = null;
-    }
+    PolicyRecords ps = store.records().orElse(null);
     this.policyStore = ps;
     check(store, ps, rules);
     this.rules = rules;
@@ -126,11 +121,11 @@ public final class Engine implements RateLimiter, RequestChecks {
     this.policyCache = new PolicyCache(ps, store.isLocal(), rules, true, c.maxPolicyBytes(),
         new PolicyLog(ticker, this.listeners));
     this.denials = c.denialCacheKeys() > 0 && !store.isLocal() ? new DenialCache(c.denialCacheKeys()) : null;
-    this.fleet = ps == null || store.isLocal() ? null : new Fleet(ps, ticker);
+    this.fleet = store.isLocal() ? null : store.membership().map(m -> new Fleet(m, ticker)).orElse(null);
     if (fleet != null) {
       policyCache.onTick(fleet::tick);
     }
-    this.topOffenders = ps == null ? null : new TopOffenders(ps, ticker);
+    this.topOffenders = store.sketches().map(s -> new TopOffenders(s, ticker)).orElse(null);
     this.policies = ps == null ? null : new EnginePolicies(this, ps, policyCache, topOffenders, ticker);
     if (topOffenders != null) {
       this.recorder = topOffenders;
@@ -756,7 +751,7 @@ public final class Engine implements RateLimiter, RequestChecks {
    * Refuses rules the store cannot decide, before any is in force (see {@link Store#check}), and
    * rules that ban or audit on a store that keeps no policies.
    */
-  private static void check(Store store, PolicyStore policyStore, RuleSet rules) {
+  private static void check(Store store, PolicyRecords policyStore, RuleSet rules) {
     for (Rule r : rules.rules()) {
       store.check(r);
       if (policyStore == null && (r.ban() != null || r.audit() != null)) {

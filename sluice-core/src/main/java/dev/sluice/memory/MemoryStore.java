@@ -18,6 +18,9 @@ import dev.sluice.algorithm.SlidingWindow;
 import dev.sluice.algorithm.TokenBucket;
 import dev.sluice.spi.BanCounts;
 import dev.sluice.spi.Batch;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import java.util.ArrayList;
@@ -25,6 +28,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -1186,6 +1190,21 @@ public final class MemoryStore implements Store {
   }
 
   @Override
+  public Optional<PolicyRecords> records() {
+    return Optional.of(policies());
+  }
+
+  @Override
+  public Optional<DenialSketches> sketches() {
+    return Optional.of(policies());
+  }
+
+  @Override
+  public Optional<Membership> membership() {
+    return Optional.of(policies());
+  }
+
+  /** The policies this store keeps: its records, denial sketches and membership. */
   public MemoryPolicyStore policies() {
     MemoryPolicyStore p = policies;
     if (p == null) {

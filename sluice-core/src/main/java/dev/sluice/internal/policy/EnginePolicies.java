@@ -14,7 +14,7 @@ import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.PolicyRecords;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ import java.util.function.Supplier;
 
 /**
  * The limiter's {@link Policies}: checks every argument before anything changes, writes to the
- * store's {@link PolicyStore}, and applies the change to this limiter's cache at once (other
+ * store's {@link PolicyRecords}, and applies the change to this limiter's cache at once (other
  * instances read it from the store within their next poll).
  *
  * <p>Paging: with a rule, {@code after} and {@link Page#next()} are keys of that rule; without
@@ -41,7 +41,7 @@ public final class EnginePolicies implements Policies {
   private static final String AUTOMATIC = "automatic";
 
   private final RequestChecks engine;
-  private final PolicyStore store;
+  private final PolicyRecords store;
   private final PolicyCache cache;
   private final TopOffenders topOffenders;
   private final Ticker ticker;
@@ -50,7 +50,7 @@ public final class EnginePolicies implements Policies {
    * @param checks the limiter's own checks of a rule name, a key and windows, so that the policies
    *     API refuses what a request would be refused
    */
-  public EnginePolicies(RequestChecks checks, PolicyStore store, PolicyCache cache, TopOffenders topOffenders,
+  public EnginePolicies(RequestChecks checks, PolicyRecords store, PolicyCache cache, TopOffenders topOffenders,
       Ticker ticker) {
     this.engine = checks;
     this.store = store;
@@ -219,6 +219,9 @@ public final class EnginePolicies implements Policies {
         throw new IllegalArgumentException("last must be whole minutes, 1 to 60, was " + last);
       }
       pageCount(count);
+      if (topOffenders == null) {
+        throw new UnsupportedOperationException("the store keeps no denial sketches");
+      }
       return topOffenders.top(rule, (int) last.toMinutes(), count);
     });
   }

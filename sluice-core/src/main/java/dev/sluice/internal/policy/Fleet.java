@@ -1,7 +1,7 @@
 package dev.sluice.internal.policy;
 
 import dev.sluice.Ticker;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.Membership;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The limiters that share a store, counted through heartbeats in it, so that
  * {@code failure_mode: local} holds 1 / their number of each limit while the store is out.
  *
- * <p>Each instance says it is alive about once a second ({@link PolicyStore#heartbeat}, on each
+ * <p>Each instance says it is alive about once a second ({@link Membership#heartbeat}, on each
  * tick of the policy poll when one is due) and reads back how many said so within the last
  * {@value #TTL_MILLIS} ms. While the store is unreachable no heartbeat gets through, so the count
  * stays as last read — the fleet as it was when the outage began, which is what the share must be
@@ -25,13 +25,13 @@ public final class Fleet {
 
   private static final System.Logger LOG = System.getLogger(Fleet.class.getName());
 
-  private final PolicyStore store;
+  private final Membership store;
   private final Ticker ticker;
   private final String id;
   private final AtomicLong nextBeat = new AtomicLong(Long.MIN_VALUE);
   private volatile int live = 1;
 
-  public Fleet(PolicyStore store, Ticker ticker) {
+  public Fleet(Membership store, Ticker ticker) {
     this.store = store;
     this.ticker = ticker;
     byte[] random = new byte[8];

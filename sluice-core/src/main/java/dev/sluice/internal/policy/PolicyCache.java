@@ -9,7 +9,7 @@ import dev.sluice.memory.PolicyBytes;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.PolicyRecords;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * configured access lists of the rules in force, read by every decision without a store call.
  *
  * <p>It is read in full at start (paged), then kept current from the store's change feed
- * ({@link PolicyStore#changesSince}): every {@value #POLL_MILLIS} ms on one daemon thread of its
+ * ({@link PolicyRecords#changesSince}): every {@value #POLL_MILLIS} ms on one daemon thread of its
  * own for a remote store, so a change made through any instance is applied here within about that
  * (well within a second); for the memory store, which is in the same process, synchronously by
  * the first decision after the store's version changed, with no thread. A failed read is logged
@@ -48,7 +48,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class PolicyCache implements AutoCloseable {
   static final long POLL_MILLIS = 250;
-  static final int PAGE = PolicyStore.MAX_PAGE;
+  static final int PAGE = PolicyRecords.MAX_PAGE;
   static final int MAX_LIMITS = 1_000_000;
   static final int MAX_BANS = 1_000_000;
   static final int MAX_RULES = 10_000;
@@ -115,7 +115,7 @@ public final class PolicyCache implements AutoCloseable {
     }
   }
 
-  private final PolicyStore store;
+  private final PolicyRecords store;
   /** The memory store's policies, read synchronously; null for a remote store (or none). */
   private final MemoryPolicyStore local;
   private final ScheduledExecutorService poller;
@@ -139,11 +139,11 @@ public final class PolicyCache implements AutoCloseable {
    * @param store the store's policies, null if it keeps none (then only configured lists apply)
    * @param isLocal whether the store answers in process (read synchronously, no thread)
    */
-  public PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules) {
+  public PolicyCache(PolicyRecords store, boolean isLocal, RuleSet rules) {
     this(store, isLocal, rules, true, DEFAULT_MAX_BYTES, PolicyLog.quiet());
   }
 
-  PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules, boolean schedule) {
+  PolicyCache(PolicyRecords store, boolean isLocal, RuleSet rules, boolean schedule) {
     this(store, isLocal, rules, schedule, DEFAULT_MAX_BYTES, PolicyLog.quiet());
   }
 
@@ -151,7 +151,7 @@ public final class PolicyCache implements AutoCloseable {
    * @param schedule whether a remote store is polled on a thread (else by {@link #pollOnce})
    * @param maxBytes the most bytes of records held
    */
-  public PolicyCache(PolicyStore store, boolean isLocal, RuleSet rules, boolean schedule, long maxBytes, PolicyLog log) {
+  public PolicyCache(PolicyRecords store, boolean isLocal, RuleSet rules, boolean schedule, long maxBytes, PolicyLog log) {
     this.maxBytes = maxBytes;
     this.log = log;
     this.store = store;

@@ -4,7 +4,7 @@ import dev.sluice.DenyReason;
 import dev.sluice.Offender;
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryPolicyStore;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.DenialSketches;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The top offenders of one limiter: its denials counted per (rule, minute) in
- * {@link MinuteSketches}, handed to the store about once a second ({@link PolicyStore#addDenials},
+ * {@link MinuteSketches}, handed to the store about once a second ({@link DenialSketches#addDenials},
  * where every instance's are merged), and read back merged over the minutes asked for.
  *
  * <p>A flush runs when a denial finds the last one a second old, on each tick of the policy
@@ -24,12 +24,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TopOffenders implements DenialRecorder {
   static final long FLUSH_MICROS = 1_000_000;
 
-  private final PolicyStore store;
+  private final DenialSketches store;
   private final Ticker ticker;
   private final MinuteSketches sketches = new MinuteSketches();
   private final AtomicLong nextFlush = new AtomicLong(Long.MIN_VALUE);
 
-  public TopOffenders(PolicyStore store, Ticker ticker) {
+  public TopOffenders(DenialSketches store, Ticker ticker) {
     this.store = store;
     this.ticker = ticker;
     if (store instanceof MemoryPolicyStore m) {

@@ -10,7 +10,9 @@ import dev.sluice.Window;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class PolicyCacheTest {
 
   /** A remote store's policies, as a list, whose change feed says what the test makes it say. */
-  static class FakePolicies implements PolicyStore {
+  static class FakePolicies implements PolicyRecords, DenialSketches, Membership {
     final List<PolicyRecord> records = new ArrayList<>();
     long version;
     PolicyChanges next;

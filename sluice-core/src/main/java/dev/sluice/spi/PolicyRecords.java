@@ -5,19 +5,20 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The policies a store keeps beside its counters: {@link PolicyRecord}s (live limits, bans,
- * access-list entries) under a version that every change increases, so that each instance reads
- * what changed instead of everything, and the bounded records about keys that decisions leave
- * (audit, denial sketches). On a shared store every instance sees the same policies.
+ * The policy records a store keeps beside its counters, offered by {@link Store#records()}:
+ * {@link PolicyRecord}s (live limits, bans, access-list entries) under a version that every change
+ * increases, so that each instance reads what changed instead of everything, and the audit values
+ * that decisions leave. On a shared store every instance sees the same records.
  *
  * <p>The decisions' side of bans and audit is {@link Store#decide}'s: for a rule with a
  * {@link dev.sluice.BanPolicy} it counts denials per key and starts a ban, answering
  * {@link dev.sluice.DenyReason#BANNED} with the time left while one lasts; for an item with an
- * {@link ResolvedItem#audit()} value it records the value when the item is consumed.
+ * {@link ResolvedItem#audit()} value it records the value when the item is consumed. A limiter
+ * refuses rules that ban or audit on a store without records.
  *
  * <p>Every stage completes within a bounded time, as {@link Store#decide}'s.
  */
-public interface PolicyStore {
+public interface PolicyRecords {
 
   /** Most records one page returns. */
   int MAX_PAGE = 1000;
@@ -56,24 +57,4 @@ public interface PolicyStore {
    * empty if none (or the key's state expired).
    */
   CompletionStage<List<String>> audit(String rule, String key);
-
-  /**
-   * Merges an instance's denial sketch of {@code rule} for the minute {@code minute} (epoch
-   * minutes) into the store's; the encoding and merge are those of the limiter's sketch. Kept for
-   * at least an hour.
-   */
-  CompletionStage<Void> addDenials(String rule, long minute, String sketch);
-
-  /** The store's denial sketches of {@code rule} for the minutes {@code from} to {@code to}, inclusive. */
-  CompletionStage<List<String>> denials(String rule, long from, long to);
-
-  /**
-   * Says that the limiter {@code instance} is alive, on the store's clock, and answers how many
-   * instances are: those that said so within the last {@code ttlMillis} ms, this one included. The
-   * share of each limit that {@code failure_mode: local} holds is 1 / that count.
-   */
-  CompletionStage<Integer> heartbeat(String instance, long ttlMillis);
-
-  /** Says that the limiter {@code instance} is closing: it is no longer counted. */
-  CompletionStage<Void> leave(String instance);
 }
