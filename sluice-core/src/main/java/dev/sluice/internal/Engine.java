@@ -36,7 +36,7 @@ import java.util.function.Supplier;
  *
  * <p>An enforced item denied by a local step means no store call at all: nothing is consumed,
  * and the items not decided there are reported allowed with empty windows. A rule none of the
- * local steps acts on costs one look per step.
+ * local steps acts on costs one look per source of theirs ({@link LocalStage#acts}).
  */
 public final class Engine implements RateLimiter {
   private final Store store;

@@ -23,6 +23,8 @@ import java.util.List;
  */
 final class LocalStage {
   private final LocalStep[] steps;
+  /** The first step of each {@link LocalStep#source}: those {@link #acts} asks. */
+  private final LocalStep[] gates;
   /** The steps that learn from the store's answers. */
   private final LocalStep[] learners;
   /** Whether some step needs the time before the store call. */
@@ -31,6 +33,8 @@ final class LocalStage {
 
   LocalStage(List<LocalStep> steps, Ticker ticker) {
     this.steps = steps.toArray(new LocalStep[0]);
+    java.util.Set<Object> sources = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    this.gates = steps.stream().filter(s -> sources.add(s.source())).toArray(LocalStep[]::new);
     this.learners = steps.stream().filter(LocalStep::learns).toArray(LocalStep[]::new);
     this.timed = steps.stream().anyMatch(LocalStep::timed);
     this.ticker = ticker;
@@ -38,7 +42,7 @@ final class LocalStage {
 
   /** Whether some step may answer or shape an item of {@code rule} now. */
   boolean acts(Rule rule) {
-    for (LocalStep s : steps) {
+    for (LocalStep s : gates) {
       if (s.acts(rule)) {
         return true;
       }

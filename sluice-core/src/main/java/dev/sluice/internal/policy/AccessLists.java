@@ -24,6 +24,11 @@ public final class AccessLists implements LocalStep {
   }
 
   @Override
+  public Object source() {
+    return cache;
+  }
+
+  @Override
   public ItemDecision before(LocalItem item) {
     PolicyCache.RulePolicies p = cache.of(item.rule().name());
     if (p == null) {

@@ -32,6 +32,11 @@ public final class CachedBans implements LocalStep {
   }
 
   @Override
+  public Object source() {
+    return cache;
+  }
+
+  @Override
   public ItemDecision before(LocalItem item) {
     PolicyCache.RulePolicies p = cache.of(item.rule().name());
     if (p == null || !p.hasBans()) {

@@ -24,6 +24,11 @@ public final class LiveLimitStep implements LocalStep {
   }
 
   @Override
+  public Object source() {
+    return cache;
+  }
+
+  @Override
   public ItemDecision before(LocalItem item) {
     if (item.shaped()) {
       return null;

@@ -23,6 +23,14 @@ public interface LocalStep {
   boolean acts(Rule rule);
 
   /**
+   * What {@link #acts} reads. Steps of the same source answer it alike, so the limiter asks only
+   * the first of them: steps over one cache cost one look together.
+   */
+  default Object source() {
+    return this;
+  }
+
+  /**
    * Before the store: a decision for {@code item} (it is then not sent to the store), or null to
    * pass it on, possibly shaped ({@link LocalItem#windows(java.util.List)}).
    */
