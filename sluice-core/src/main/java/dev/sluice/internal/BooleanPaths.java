@@ -37,6 +37,8 @@ final class BooleanPaths {
   private final Ticker ticker;
   private final Assemble assemble;
   private final Degrade degrade;
+  /** Whether listeners hear of decisions: then every request takes the general path. */
+  private final boolean heard;
 
   BooleanPaths(Resolver resolver, Store store, StoreCall call, PolicyCache policies, DenialCache denials, Ticker ticker,
       Assemble assemble, Degrade degrade) {
@@ -48,6 +50,7 @@ final class BooleanPaths {
     this.ticker = ticker;
     this.assemble = assemble;
     this.degrade = degrade;
+    this.heard = assemble.heard();
   }
 
   /** On a local store only; null: the general path. */
@@ -97,7 +100,7 @@ final class BooleanPaths {
    */
   private Rule fastRule(String ruleName) {
     Rule rule = resolver.rules().get(ruleName);
-    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || assemble.heard() || rule.ban() != null
+    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || heard || rule.ban() != null
         || policies.of(rule.name()) != null) {
       return null;
     }
