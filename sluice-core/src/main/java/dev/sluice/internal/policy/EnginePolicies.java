@@ -40,7 +40,7 @@ public final class EnginePolicies implements Policies {
   private static final String MANUAL = "manual";
   private static final String AUTOMATIC = "automatic";
 
-  private final RequestChecks engine;
+  private final RequestChecks checks;
   private final PolicyRecords store;
   private final PolicyCache cache;
   private final TopOffenders topOffenders;
@@ -52,7 +52,7 @@ public final class EnginePolicies implements Policies {
    */
   public EnginePolicies(RequestChecks checks, PolicyRecords store, PolicyCache cache, TopOffenders topOffenders,
       Ticker ticker) {
-    this.engine = checks;
+    this.checks = checks;
     this.store = store;
     this.cache = cache;
     this.topOffenders = topOffenders;
@@ -62,11 +62,11 @@ public final class EnginePolicies implements Policies {
   @Override
   public CompletionStage<Void> setLimit(String rule, String key, LiveLimit limit) {
     return checked(() -> {
-      Rule r = engine.validateKey(rule, key);
+      Rule r = checks.validateKey(rule, key);
       if (limit == null) {
         throw new IllegalArgumentException("limit must be given: a tier or windows");
       }
-      RuleSet rs = engine.rules();
+      RuleSet rs = checks.rules();
       List<Window> windows = limit.tier() != null ? rs.tier(limit.tier()) : limit.windows();
       if (windows == null) {
         throw new IllegalArgumentException("tier '" + limit.tier() + "' is not defined; tiers in force: "
@@ -85,7 +85,7 @@ public final class EnginePolicies implements Policies {
   @Override
   public CompletionStage<Optional<LiveLimit>> limit(String rule, String key) {
     return checked(() -> {
-      engine.validateKey(rule, key);
+      checks.validateKey(rule, key);
       return store.get(PolicyKind.LIMIT, rule, key).thenApply(o -> o.flatMap(this::decode));
     });
   }
@@ -93,7 +93,7 @@ public final class EnginePolicies implements Policies {
   @Override
   public CompletionStage<Boolean> removeLimit(String rule, String key) {
     return checked(() -> {
-      engine.validateKey(rule, key);
+      checks.validateKey(rule, key);
       return store.remove(PolicyKind.LIMIT, rule, key).thenApply(had -> {
         cache.apply(null, new PolicyRecord(PolicyKind.LIMIT, rule, key, "", 0));
         return had;
@@ -110,7 +110,7 @@ public final class EnginePolicies implements Policies {
   @Override
   public CompletionStage<Void> ban(String rule, String key, Instant until) {
     return checked(() -> {
-      engine.validateKey(rule, key);
+      checks.validateKey(rule, key);
       if (until == null) {
         throw new IllegalArgumentException("until must be given");
       }
@@ -135,7 +135,7 @@ public final class EnginePolicies implements Policies {
   @Override
   public CompletionStage<Optional<Ban>> ban(String rule, String key) {
     return checked(() -> {
-      engine.validateKey(rule, key);
+      checks.validateKey(rule, key);
       return store.get(PolicyKind.BAN, rule, key).thenApply(o -> o.map(EnginePolicies::ban));
     });
   }
@@ -143,7 +143,7 @@ public final class EnginePolicies implements Policies {
   @Override
   public CompletionStage<Boolean> unban(String rule, String key) {
     return checked(() -> {
-      engine.validateKey(rule, key);
+      checks.validateKey(rule, key);
       return store.remove(PolicyKind.BAN, rule, key).thenApply(had -> {
         cache.apply(null, new PolicyRecord(PolicyKind.BAN, rule, key, "", 0));
         return had;
@@ -160,7 +160,7 @@ public final class EnginePolicies implements Policies {
   public CompletionStage<Void> addToList(ListKind kind, String rule, String entry) {
     return checked(() -> {
       PolicyKind k = kind(kind);
-      engine.validateKey(rule, entry);
+      checks.validateKey(rule, entry);
       AccessList.parseEntry(entry);
       PolicyCache.RulePolicies p = cache.of(rule);
       if (p != null) {
@@ -183,7 +183,7 @@ public final class EnginePolicies implements Policies {
   public CompletionStage<Boolean> removeFromList(ListKind kind, String rule, String entry) {
     return checked(() -> {
       PolicyKind k = kind(kind);
-      engine.validateKey(rule, entry);
+      checks.validateKey(rule, entry);
       return store.remove(k, rule, entry).thenApply(had -> {
         cache.apply(null, new PolicyRecord(k, rule, entry, "", 0));
         return had;
@@ -205,7 +205,7 @@ public final class EnginePolicies implements Policies {
   @Override
   public CompletionStage<List<String>> audit(String rule, String key) {
     return checked(() -> {
-      engine.validateKey(rule, key);
+      checks.validateKey(rule, key);
       return store.audit(rule, key);
     });
   }
@@ -232,7 +232,7 @@ public final class EnginePolicies implements Policies {
       throw new IllegalArgumentException("a live limit has 1 to " + LiveLimit.MAX_WINDOWS + " windows, had "
           + windows.size());
     }
-    engine.checkWindows(rule, windows);
+    checks.checkWindows(rule, windows);
   }
 
 
@@ -263,7 +263,7 @@ public final class EnginePolicies implements Policies {
   }
 
   private void ruleInForce(String rule) {
-    if (rule == null || engine.rules().get(rule) == null) {
+    if (rule == null || checks.rules().get(rule) == null) {
       throw new UnknownRuleException(String.valueOf(rule));
     }
   }
