@@ -1,6 +1,6 @@
 package dev.sluice;
 
-import dev.sluice.internal.IpAddresses;
+import dev.sluice.internal.policy.IpAddresses;
 import java.util.Objects;
 
 /**

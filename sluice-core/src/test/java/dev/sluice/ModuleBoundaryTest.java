@@ -107,4 +107,12 @@ class ModuleBoundaryTest {
     assertThat(result).startsWith("failed").contains("package dev.sluice.algorithm is not visible")
         .contains("which does not export it to module app");
   }
+
+  @Test
+  void thePolicyLayerExportedToTheRedisStoreIsNotVisibleToOtherModules() throws IOException {
+    String result = compile("import dev.sluice.internal.policy.PolicyCache;", "PolicyCache cache;");
+
+    assertThat(result).startsWith("failed").contains("package dev.sluice.internal.policy is not visible")
+        .contains("which does not export it to module app");
+  }
 }

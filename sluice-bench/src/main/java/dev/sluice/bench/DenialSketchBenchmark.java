@@ -1,7 +1,7 @@
 package dev.sluice.bench;
 
-import dev.sluice.algorithm.DenialSketch;
-import dev.sluice.internal.MinuteSketches;
+import dev.sluice.internal.policy.DenialSketch;
+import dev.sluice.internal.policy.MinuteSketches;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Arrays;

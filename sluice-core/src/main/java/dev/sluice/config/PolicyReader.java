@@ -9,7 +9,7 @@ import dev.sluice.config.yaml.Node.Field;
 import dev.sluice.config.yaml.Node.ListNode;
 import dev.sluice.config.yaml.Node.MapNode;
 import dev.sluice.config.yaml.Node.ScalarNode;
-import dev.sluice.internal.AccessList;
+import dev.sluice.internal.policy.AccessList;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

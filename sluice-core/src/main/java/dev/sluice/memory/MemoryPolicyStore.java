@@ -6,7 +6,9 @@ import dev.sluice.Ticker;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,7 +50,7 @@ import java.util.function.BinaryOperator;
  * it registers a {@link BanListener}, told of every {@link PolicyKind#BAN} put or removed
  * ({@link #onBanPut}, {@link #onBanRemoved}), and an audit source that {@link #audit} reads.
  */
-public final class MemoryPolicyStore implements PolicyStore {
+public final class MemoryPolicyStore implements PolicyRecords, DenialSketches, Membership {
   public static final int MAX_RECORDS = 1_000_000;
   public static final int MAX_CHANGES = 10_000;
   public static final int SKETCH_MINUTES = 60;

@@ -10,10 +10,14 @@ import dev.sluice.algorithm.AlgorithmTable;
 import dev.sluice.algorithm.KeyState;
 import dev.sluice.spi.BanCounts;
 import dev.sluice.spi.Batch;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -284,6 +288,21 @@ public final class MemoryStore implements Store {
   }
 
   @Override
+  public Optional<PolicyRecords> records() {
+    return Optional.of(policies());
+  }
+
+  @Override
+  public Optional<DenialSketches> sketches() {
+    return Optional.of(policies());
+  }
+
+  @Override
+  public Optional<Membership> membership() {
+    return Optional.of(policies());
+  }
+
+  /** The policies this store keeps: its records, denial sketches and membership. */
   public MemoryPolicyStore policies() {
     MemoryPolicyStore p = policies;
     if (p == null) {

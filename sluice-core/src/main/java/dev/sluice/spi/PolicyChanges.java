@@ -7,7 +7,7 @@ import java.util.List;
  *
  * @param version the version these changes bring the reader to
  * @param complete false when the store no longer holds every change since the version asked for
- *     (the reader must read everything again, {@link PolicyStore#page}); the lists are then empty
+ *     (the reader must read everything again, {@link PolicyRecords#page}); the lists are then empty
  * @param changed the records put since then, as they are now
  * @param removed the records removed (or expired) since then: their kind, rule and key (value empty)
  */

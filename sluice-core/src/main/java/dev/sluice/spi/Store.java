@@ -7,6 +7,7 @@ import dev.sluice.RuleSet;
 import dev.sluice.StoreException;
 import dev.sluice.UnsupportedRuleException;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -89,13 +90,21 @@ public interface Store extends AutoCloseable {
   default void rulesChanged(RuleSet before, RuleSet after) {}
 
   /**
-   * The policies this store keeps (live limits, bans, lists, audit, denial sketches); the
-   * default keeps none, and a limiter on such a store refuses rules that ban or audit.
-   *
-   * @throws UnsupportedOperationException if the store keeps no policies
+   * The policy records this store keeps (live limits, bans, lists, audit); empty by default, and a
+   * limiter on such a store refuses rules that ban or audit. Asked once, when a limiter is built.
    */
-  default PolicyStore policies() {
-    throw new UnsupportedOperationException(describe() + " keeps no policies");
+  default Optional<PolicyRecords> records() {
+    return Optional.empty();
+  }
+
+  /** The denial sketches this store keeps for the top offenders; empty by default. */
+  default Optional<DenialSketches> sketches() {
+    return Optional.empty();
+  }
+
+  /** The count of the limiters sharing this store, by heartbeats; empty by default. */
+  default Optional<Membership> membership() {
+    return Optional.empty();
   }
 
   /** Whether the store is reachable. */

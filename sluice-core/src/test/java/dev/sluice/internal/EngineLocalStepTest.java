@@ -18,7 +18,9 @@ import dev.sluice.memory.MemoryStore;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import dev.sluice.testing.FakeTicker;
@@ -71,8 +73,18 @@ class EngineLocalStepTest {
     }
 
     @Override
-    public PolicyStore policies() {
-      return inner.policies();
+    public Optional<PolicyRecords> records() {
+      return inner.records();
+    }
+
+    @Override
+    public Optional<DenialSketches> sketches() {
+      return inner.sketches();
+    }
+
+    @Override
+    public Optional<Membership> membership() {
+      return inner.membership();
     }
 
     @Override
@@ -123,7 +135,7 @@ class EngineLocalStepTest {
     assertThat(limiter.tryAcquire("login", "ip:1")).isFalse();
     assertThat(store.batches).as("no store call while the ban is cached").hasSize(1);
 
-    Optional<PolicyRecord> record = store.policies().get(PolicyKind.BAN, "login", "ip:1").toCompletableFuture().join();
+    Optional<PolicyRecord> record = store.records().orElseThrow().get(PolicyKind.BAN, "login", "ip:1").toCompletableFuture().join();
     assertThat(record).isPresent();
     assertThat(record.get().value()).isEqualTo("automatic");
     assertThat(record.get().expiresAtMillis()).isEqualTo(ticker.nowMicros() / 1000 + 20_000);

@@ -3,9 +3,12 @@ package dev.sluice.testing;
 import dev.sluice.ItemDecision;
 import dev.sluice.RuleSet;
 import dev.sluice.spi.Batch;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.Store;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,11 +54,18 @@ public final class FlakyStore implements Store {
   }
 
   @Override
-  public PolicyStore policies() {
-    if (!policies) {
-      return Store.super.policies();
-    }
-    return behind.policies();
+  public Optional<PolicyRecords> records() {
+    return policies ? behind.records() : Optional.empty();
+  }
+
+  @Override
+  public Optional<DenialSketches> sketches() {
+    return policies ? behind.sketches() : Optional.empty();
+  }
+
+  @Override
+  public Optional<Membership> membership() {
+    return policies ? behind.membership() : Optional.empty();
   }
 
   /** Leaves the store behind open when closed: it is shared with other limiters. */

@@ -5,7 +5,9 @@ import dev.sluice.StoreException;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.ByteBuffer;
@@ -39,7 +41,7 @@ import java.util.regex.Pattern;
  * #changesSince} reports it removed. A reader knows a record's expiry from the record itself and
  * should drop it at that time without waiting for the removal.
  */
-final class RedisPolicyStore implements PolicyStore {
+final class RedisPolicyStore implements PolicyRecords, DenialSketches, Membership {
   /** Records of one kind the store keeps at most. */
   static final int MAX_RECORDS = 100_000;
   /** Records whose last change the log holds. */

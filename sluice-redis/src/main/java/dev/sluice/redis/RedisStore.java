@@ -6,7 +6,9 @@ import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Window;
 import dev.sluice.spi.Batch;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Membership;
+import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.ResolvedItem;
 import dev.sluice.spi.Store;
 import io.lettuce.core.RedisClient;
@@ -18,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -303,9 +306,23 @@ public final class RedisStore implements Store {
    * Live limits, bans and list entries under {@code <prefix>{policies}:…}, shared by every
    * instance on this Redis; see {@code docs/redis-internals.md}, "Policies".
    */
-  @Override
-  public PolicyStore policies() {
+  RedisPolicyStore policies() {
     return policies;
+  }
+
+  @Override
+  public Optional<PolicyRecords> records() {
+    return Optional.of(policies);
+  }
+
+  @Override
+  public Optional<DenialSketches> sketches() {
+    return Optional.of(policies);
+  }
+
+  @Override
+  public Optional<Membership> membership() {
+    return Optional.of(policies);
   }
 
   /** The decisions of a one-call reply (or its failure, as the limiter tells outages from errors). */

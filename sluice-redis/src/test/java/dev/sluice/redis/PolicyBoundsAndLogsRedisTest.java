@@ -68,7 +68,7 @@ class PolicyBoundsAndLogsRedisTest {
   @BeforeEach
   void logs() {
     prefix = "b" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
-    warningLines = WarningLines.of("dev.sluice.internal.PolicyCache");
+    warningLines = WarningLines.of("dev.sluice.internal.policy.PolicyCache");
     lines = warningLines.lines();
   }
 

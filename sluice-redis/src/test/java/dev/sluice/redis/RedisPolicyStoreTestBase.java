@@ -3,11 +3,11 @@ package dev.sluice.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.algorithm.DenialSketch;
+import dev.sluice.internal.policy.DenialSketch;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
-import dev.sluice.spi.PolicyStore;
+import dev.sluice.spi.PolicyRecords;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -52,7 +52,7 @@ abstract class RedisPolicyStoreTestBase {
   }
 
   /** Puts many, 100 in flight at a time: all at once, the last would wait past the command timeout. */
-  static void putAll(PolicyStore store, List<PolicyRecord> records) {
+  static void putAll(PolicyRecords store, List<PolicyRecord> records) {
     for (int from = 0; from < records.size(); from += 100) {
       List<CompletableFuture<Long>> puts = new ArrayList<>();
       for (PolicyRecord r : records.subList(from, Math.min(records.size(), from + 100))) {
@@ -237,8 +237,8 @@ abstract class RedisPolicyStoreTestBase {
   @Test
   void twoStoresOnOneRedisSeeEachOthersChanges() {
     try (RedisStore other = RedisStore.connect(uri())) {
-      PolicyStore mine = policies;
-      PolicyStore theirs = new RedisPolicyStore(other.link(), prefix,
+      PolicyRecords mine = policies;
+      PolicyRecords theirs = new RedisPolicyStore(other.link(), prefix,
           new StateSiblings(other.link(), new KeyNames(prefix)));
       long v = join(mine.version());
       join(theirs.put(record(PolicyKind.LIMIT, "r", "user:1", "tier:premium")));

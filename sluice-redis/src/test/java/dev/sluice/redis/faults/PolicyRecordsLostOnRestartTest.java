@@ -45,7 +45,7 @@ class PolicyRecordsLostOnRestartTest {
 
   @Test
   void aStoreRestartedEmptyIsReportedOnceWithTheCountsOfWhatThisInstanceHeld() throws Exception {
-    WarningLines warnings = WarningLines.of("dev.sluice.internal.PolicyCache");
+    WarningLines warnings = WarningLines.of("dev.sluice.internal.policy.PolicyCache");
     List<String> lines = warnings.lines();
     Lost lost = new Lost();
     Rule api = Rule.builder("api").window(5, Duration.ofHours(1)).build();

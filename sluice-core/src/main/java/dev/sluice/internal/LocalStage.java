@@ -1,0 +1,121 @@
+package dev.sluice.internal;
+
+import dev.sluice.Attribute;
+import dev.sluice.AuditPolicy;
+import dev.sluice.Item;
+import dev.sluice.ItemDecision;
+import dev.sluice.OperationRequest;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Ticker;
+import dev.sluice.Window;
+import dev.sluice.internal.policy.LocalItem;
+import dev.sluice.internal.policy.LocalStep;
+import dev.sluice.spi.Batch;
+import dev.sluice.spi.ResolvedItem;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The local steps of a limiter, in order ({@link LocalStep}): which of them a request needs, and
+ * running them over its distinct items before the store and over the store's answers after.
+ */
+final class LocalStage {
+  private final LocalStep[] steps;
+  /** The first step of each {@link LocalStep#source}: those {@link #acts} asks. */
+  private final LocalStep[] gates;
+  /** The steps that learn from the store's answers. */
+  private final LocalStep[] learners;
+  /** Whether some step needs the time before the store call. */
+  private final boolean timed;
+  private final Ticker ticker;
+
+  LocalStage(List<LocalStep> steps, Ticker ticker) {
+    this.steps = steps.toArray(new LocalStep[0]);
+    java.util.Set<Object> sources = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    this.gates = steps.stream().filter(s -> sources.add(s.source())).toArray(LocalStep[]::new);
+    this.learners = steps.stream().filter(LocalStep::learns).toArray(LocalStep[]::new);
+    this.timed = steps.stream().anyMatch(LocalStep::timed);
+    this.ticker = ticker;
+  }
+
+  /** Whether some step may answer or shape an item of {@code rule} now. */
+  boolean acts(Rule rule) {
+    for (LocalStep s : gates) {
+      if (s.acts(rule)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** When the store is asked for {@code request}, if a step needs it; read before the store decides. */
+  long start(Request request) {
+    return !timed || request.hasExplicitTime() ? LocalItem.NO_START : ticker.nowMicros();
+  }
+
+  /**
+   * Runs the steps over the distinct items of a request: what they decide goes to {@code pre}, the
+   * rest to the store's batch with their windows and audit values.
+   */
+  Resolved before(Request request, List<Item> merged, List<Rule> ruleOf, int[] slot, RuleSet rs,
+      OperationRequest operation, long start, Resolver checks) {
+    int n = merged.size();
+    ItemDecision[] pre = null;
+    boolean deniedHere = false;
+    LocalItem item = new LocalItem(ticker, rs, ruleOf, start);
+    List<ResolvedItem> toStore = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Item it = merged.get(i);
+      Rule rule = ruleOf.get(i);
+      List<Window> ws = it.windows();
+      if (ws != null) {
+        checks.checkWindows(rule, ws); // a request's own windows are refused as a rule's would be
+      }
+      item.next(rule, it.key(), it.cost(), ws);
+      ItemDecision here = null;
+      for (int s = 0; s < steps.length && here == null; s++) {
+        here = steps[s].before(item);
+      }
+      if (here != null) {
+        if (pre == null) {
+          pre = new ItemDecision[n];
+        }
+        pre[i] = here;
+        deniedHere |= !here.allowed() && !rule.shadow();
+        continue;
+      }
+      toStore.add(new ResolvedItem(rule, it.key(), it.cost(), item.windows(), auditValue(rule, rs, operation)));
+    }
+    return new Resolved(request, new Batch(toStore, request.timeMicros()), slot, operation, pre,
+        deniedHere || toStore.isEmpty(), start);
+  }
+
+  /** Lets the steps that learn see the store's answers to what was sent (not degraded). */
+  void after(Resolved r, List<ItemDecision> decided) {
+    if (learners.length == 0 || r.skipStore()) {
+      return;
+    }
+    List<ResolvedItem> sent = r.batch().items();
+    for (LocalStep s : learners) {
+      for (int i = 0; i < sent.size(); i++) {
+        s.after(sent.get(i), decided.get(i), r.startMicros());
+      }
+    }
+  }
+
+  /** The request's value of the rule's audit attribute, as its keys are made of it; null if none. */
+  private static String auditValue(Rule rule, RuleSet rs, OperationRequest operation) {
+    AuditPolicy a = rule.audit();
+    if (a == null || operation == null) {
+      return null;
+    }
+    String v = operation.attributes().get(a.attribute());
+    if (v == null) {
+      return null;
+    }
+    Attribute typed = rs.attribute(a.attribute());
+    return typed == null ? v : typed.keyText(v);
+  }
+}

@@ -1,0 +1,31 @@
+package dev.sluice.internal.policy;
+
+import dev.sluice.DecisionListener;
+import dev.sluice.Ticker;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The local steps of a limiter, in the order a request meets them; the one place a step is added. */
+public final class LocalSteps {
+  private LocalSteps() {}
+
+  /**
+   * Access lists (the deny list first), then bans, then live limits, then a remote store's recent
+   * denials: an item answered by the lists is never looked up further, and the denial cache sees
+   * the windows a live limit gave.
+   *
+   * @param records whether the store keeps policy records (bans it answers are then recorded)
+   * @param denials the denial cache, null when there is none
+   */
+  public static List<LocalStep> inOrder(PolicyCache cache, Ticker ticker, boolean records, DenialCache denials,
+      DecisionListener[] listeners) {
+    List<LocalStep> steps = new ArrayList<>();
+    steps.add(new AccessLists(cache));
+    steps.add(new CachedBans(cache, ticker, records));
+    steps.add(new LiveLimitStep(cache));
+    if (denials != null) {
+      steps.add(new CachedDenials(denials, listeners));
+    }
+    return steps;
+  }
+}
