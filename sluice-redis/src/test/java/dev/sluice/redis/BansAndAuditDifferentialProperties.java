@@ -95,7 +95,7 @@ class BansAndAuditDifferentialProperties {
     return step.list().ofMinSize(1).ofMaxSize(60);
   }
 
-  @Property(tries = 40)
+  @Property(tries = 80)
   void redisDecidesBansAndAuditExactlyAsTheMemoryStore(@ForAll("traces") List<Step> trace) {
     int run = TRIES.incrementAndGet();
     List<Rule> rules = rules(run);
@@ -138,9 +138,11 @@ class BansAndAuditDifferentialProperties {
       }
     }
     // The traces must reach the counting under test: an item with room counting another's denial.
+    // About a third of the traces do; at 40 tries a floor of 20 % failed on unlucky seeds (15 %),
+    // so the floor is set where 80 tries fall short only if the generator really stopped reaching it.
     Statistics.label("an item with room counted a denial").collect(countedForOthers);
     Statistics.label("an item with room counted a denial")
-        .coverage(c -> c.check(true).percentage(p -> p >= 20));
+        .coverage(c -> c.check(true).percentage(p -> p >= 10));
   }
 
   /** Whether this request counted a denial toward the ban of an item that had room. */
