@@ -21,9 +21,10 @@ import java.util.List;
  * The memory store's one transaction: every state of a request locked in a global order,
  * evaluate all, make room for all, commit all or none, report. Bans, denial counting and audit
  * are hooks of it, taken only by requests with an item whose rule bans or audits: bans in force
- * are read before any state is looked up (a banned key's state is neither created nor read), the
- * items that count a denial toward their ban ({@link BanCounts}) count it and consumed items
- * record their audit value after the states are unlocked.
+ * are read before any state is looked up (a banned key's state is neither created nor read) and
+ * again under the states' locks, where the items that count a denial toward their ban
+ * ({@link BanCounts}) count it; consumed items record their audit value after the states are
+ * unlocked.
  *
  * <p>Two shortcuts of the same transaction allocate less: {@link #decideOne} for a request of one
  * item without policies (no arrays), and {@link #tryAcquire}, which builds no report. Both first
@@ -189,10 +190,10 @@ final class Decisions {
    * The transaction. Bans first, without creating anything: an enforced item under a ban denies
    * the request (nothing of it is consumed; the other items are evaluated and reported); a shadow
    * item under a ban is reported banned, consumes nothing and blocks nothing. Then every other
-   * item's state is locked and decided ({@link #decideLocked}). Then, unlocked, the items that
-   * count a denial toward their ban do ({@link BanCounts}: every item of a ban rule when the
-   * request is denied for the use it asks, none when a ban in force denies it), and each consumed
-   * item with an audit value records it.
+   * item's state is locked, its ban read again, and decided ({@link #decideLocked}); still under
+   * the locks, the items that count a denial toward their ban do ({@link BanCounts}: every item of
+   * a ban rule when the request is denied for the use it asks, none when a ban in force denies
+   * it). Then, unlocked, each consumed item with an audit value records it.
    */
   private List<ItemDecision> decideMany(List<ResolvedItem> items, long requested) {
     int n = items.size();
@@ -253,16 +254,48 @@ final class Decisions {
     return decided;
   }
 
-  /** The hooks that run once the states are unlocked: denials counted toward bans, audit values recorded. */
+  /** The hook that runs once the states are unlocked: audit values recorded. */
   private void afterUnlock(List<ResolvedItem> items, List<ItemDecision> decided, long[] auditUntil, long requested) {
-    boolean[] counted = BanCounts.of(items, decided);
     for (int i = 0; i < items.size(); i++) {
       ResolvedItem it = items.get(i);
-      if (counted != null && counted[i]) {
-        sides.countDenial(it.rule(), it.key(), requested);
-      }
       if (auditUntil[i] != Long.MIN_VALUE) {
         sides.recordAudit(it.rule(), it.key(), it.audit(), auditUntil[i]);
+      }
+    }
+  }
+
+  /**
+   * Under the states' locks: a ban that another request's denial started after this request
+   * looked (before locking) denies as if it had been seen then. With {@link #countDenials} under
+   * the same locks, reading a key's ban, deciding and counting its denial are one step, as in the
+   * Redis script: the denial that reaches a ban's threshold is the last one its key is decided for.
+   * Whether an enforced ban now denies the request.
+   */
+  private boolean bansSinceLooked(List<ResolvedItem> items, KeyState[] states, ItemDecision[] out, long requested) {
+    boolean enforced = false;
+    for (int i = 0; i < items.size(); i++) {
+      ResolvedItem it = items.get(i);
+      if (states[i] != null && it.rule().ban() != null) {
+        long until = sides.bannedUntil(it.rule().name(), it.key(), requested);
+        if (until != Long.MIN_VALUE) {
+          out[i] = banned(it, until - requested);
+          states[i] = null; // locked, and unlocked by the caller, but not decided
+          enforced |= !it.rule().shadow();
+        }
+      }
+    }
+    return enforced;
+  }
+
+  /** Under the states' locks: the denials this request counts toward bans ({@link BanCounts}). */
+  private void countDenials(List<ResolvedItem> items, ItemDecision[] out, long requested) {
+    boolean[] counted = BanCounts.of(items, Arrays.asList(out));
+    if (counted == null) {
+      return;
+    }
+    for (int i = 0; i < items.size(); i++) {
+      if (counted[i]) {
+        sides.countDenial(items.get(i).rule(), items.get(i).key(), requested);
       }
     }
   }
@@ -286,7 +319,14 @@ final class Decisions {
           return false;
         }
       }
-      decideLocked(items, states, out, enforcedBan, auditUntil, requested);
+      boolean banned = enforcedBan;
+      if (auditUntil != null) {
+        banned |= bansSinceLooked(items, states, out, requested);
+      }
+      decideLocked(items, states, out, banned, auditUntil, requested);
+      if (auditUntil != null) {
+        countDenials(items, out, requested);
+      }
       return true;
     } finally {
       for (int i = held - 1; i >= 0; i--) {

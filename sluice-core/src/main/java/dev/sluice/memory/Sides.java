@@ -11,8 +11,9 @@ import java.util.function.Consumer;
 /**
  * The per-key policy side of the memory store: for rules that ban or audit, a {@link KeyPolicy}
  * per key (its ban, its counted denials, its audit list), beside the keys' states. The decision
- * reads bans before it locks any state and counts denials and records audit values after it
- * unlocked them (see {@link Decisions}); the policy store starts and lifts bans here.
+ * reads bans before it locks any state and again under the locks, counts denials under them, and
+ * records audit values after it unlocked them (see {@link Decisions}); the policy store starts
+ * and lifts bans here.
  */
 final class Sides {
   /**
