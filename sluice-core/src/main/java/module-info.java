@@ -1,5 +1,6 @@
 /**
- * Sluice's library: the limiter ({@code dev.sluice}), what a store implements
+ * Sluice's library: the limiter ({@code dev.sluice}) and its run-time policies
+ * ({@code dev.sluice.policy}), what a store implements
  * ({@code dev.sluice.spi}), the memory store ({@code dev.sluice.memory}) and the native YAML
  * configuration ({@code dev.sluice.config}). Everything else is internal: {@code dev.sluice.internal}
  * (the engine behind {@link dev.sluice.RateLimiter}) is exported to no one, {@code dev.sluice.algorithm}
@@ -17,6 +18,7 @@ module dev.sluice.core {
   requires jdk.management;
 
   exports dev.sluice;
+  exports dev.sluice.policy;
   exports dev.sluice.spi;
   exports dev.sluice.memory;
   exports dev.sluice.config;

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.policy.LiveLimit;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.policy.Policies;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import dev.sluice.policy.ListKind;
+import dev.sluice.policy.LiveLimit;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -19,7 +21,13 @@ public final class RuleSet {
   private static final RuleSet EMPTY = new RuleSet(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
 
   /** Tier names: as attribute names. */
-  static final Pattern TIER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+  private static final Pattern TIER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+  /** Whether {@code name} can name a tier: 1 to 64 letters, digits, {@code _ . -}. */
+  public static boolean isTierName(String name) {
+    return TIER_NAME.matcher(name).matches();
+  }
+
   /** Most tiers a set may name. */
   public static final int MAX_TIERS = 1000;
   /** Most entries one configured access list may hold. */

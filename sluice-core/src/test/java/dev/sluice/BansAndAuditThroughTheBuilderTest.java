@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import dev.sluice.policy.Ban;
+import dev.sluice.policy.Policies;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.ConfigLoader;

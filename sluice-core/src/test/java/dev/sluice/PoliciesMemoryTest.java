@@ -1,5 +1,11 @@
 package dev.sluice;
 
+import dev.sluice.policy.Ban;
+import dev.sluice.policy.KeyLimit;
+import dev.sluice.policy.ListKind;
+import dev.sluice.policy.LiveLimit;
+import dev.sluice.policy.Page;
+import dev.sluice.policy.Policies;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

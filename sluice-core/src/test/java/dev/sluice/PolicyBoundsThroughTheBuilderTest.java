@@ -1,5 +1,8 @@
 package dev.sluice;
 
+import dev.sluice.policy.LiveLimit;
+import dev.sluice.policy.Policies;
+import dev.sluice.policy.PolicyFullException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -29,10 +29,10 @@ class PublicApiTest {
   }
 
   @Test
-  void theApiIsTheLimiterTheStoreInterfaceTheMemoryStoreAndTheConfigurationLoader() {
+  void theApiIsTheLimiterItsPoliciesTheStoreInterfaceTheMemoryStoreAndTheConfigurationLoader() {
     assertThat(CORE.name()).isEqualTo("dev.sluice.core");
     assertThat(CORE.descriptor().exports()).map(Exports::toString).containsExactlyInAnyOrder(
-        "dev.sluice", "dev.sluice.spi", "dev.sluice.memory", "dev.sluice.config",
+        "dev.sluice", "dev.sluice.policy", "dev.sluice.spi", "dev.sluice.memory", "dev.sluice.config",
         "dev.sluice.config.yaml to [dev.sluice.server]", "dev.sluice.algorithm to [dev.sluice.redis]",
         "dev.sluice.internal.policy to [dev.sluice.redis]");
     assertThat(CORE.descriptor().packages()).contains("dev.sluice.internal");

@@ -1,7 +1,7 @@
 package dev.sluice.config;
 
 import dev.sluice.Attribute;
-import dev.sluice.ListKind;
+import dev.sluice.policy.ListKind;
 import dev.sluice.Operation;
 import dev.sluice.OperationItem;
 import dev.sluice.Rule;

@@ -5,7 +5,7 @@ import dev.sluice.AuditPolicy;
 import dev.sluice.BanPolicy;
 import dev.sluice.FailureMode;
 import dev.sluice.KeyOverride;
-import dev.sluice.LiveLimit;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Window;
@@ -31,7 +31,6 @@ final class RuleReader extends FieldReader {
       List.of("name", "algorithm", "config", "precision", "max_wait", "overrides", "shadow", "failure_mode", "ban",
           "audit", "allow", "deny");
   /** Tier names: as attribute names. */
-  private static final Pattern TIER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
   private static final List<String> WINDOW_FIELDS = List.of("limit", "period");
   private static final List<String> OVERRIDE_FIELDS = List.of("keys", "config");
 
@@ -380,7 +379,7 @@ final class RuleReader extends FieldReader {
     }
     for (Field t : m.fields().values()) {
       int errorsBefore = errorCount();
-      if (!TIER_NAME.matcher(t.name()).matches()) {
+      if (!RuleSet.isTierName(t.name())) {
         error(t.at(), "tier name must be 1-64 letters, digits, _ . -, found '" + t.name() + "'");
       }
       String label = "tier '" + t.name() + "'";

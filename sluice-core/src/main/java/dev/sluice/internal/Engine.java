@@ -4,7 +4,7 @@ import dev.sluice.Algorithm;
 import dev.sluice.Decision;
 import dev.sluice.DecisionListener;
 import dev.sluice.OperationRequest;
-import dev.sluice.Policies;
+import dev.sluice.policy.Policies;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.RuleSet;

@@ -1,6 +1,6 @@
 package dev.sluice.memory;
 
-import dev.sluice.PolicyFullException;
+import dev.sluice.policy.PolicyFullException;
 import dev.sluice.StoreException;
 import dev.sluice.Ticker;
 import dev.sluice.spi.PolicyChanges;

@@ -1,6 +1,6 @@
 package dev.sluice.memory;
 
-import dev.sluice.LiveLimit;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.algorithm.Heap;
 import dev.sluice.spi.PolicyRecord;
 

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.policy;
 
 /**
  * The two access lists of a rule. An entry is a key, a key prefix followed by {@code *}, or a

@@ -1,5 +1,7 @@
-package dev.sluice;
+package dev.sluice.policy;
 
+import dev.sluice.RuleSet;
+import dev.sluice.Window;
 import java.util.List;
 import java.util.Objects;
 
@@ -23,7 +25,7 @@ public record LiveLimit(String tier, List<Window> windows) {
     if ((tier == null) == windows.isEmpty()) {
       throw new IllegalArgumentException("a live limit names a tier or gives windows, exactly one of them");
     }
-    if (tier != null && !RuleSet.TIER_NAME.matcher(tier).matches()) {
+    if (tier != null && !RuleSet.isTierName(tier)) {
       throw new IllegalArgumentException("tier must be 1-64 letters, digits, _ . -, was '" + tier + "'");
     }
     if (windows.size() > MAX_WINDOWS) {

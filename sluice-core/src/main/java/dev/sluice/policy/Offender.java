@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.policy;
 
 /**
  * A key among the most denied of a rule.

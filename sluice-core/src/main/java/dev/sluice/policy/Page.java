@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.policy;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.policy;
 
 /**
  * A policy (live limit, ban, list entry) was refused because the policies held have reached a

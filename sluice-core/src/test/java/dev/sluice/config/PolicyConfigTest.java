@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.AuditPolicy;
 import dev.sluice.BanPolicy;
-import dev.sluice.ListKind;
+import dev.sluice.policy.ListKind;
 import dev.sluice.Window;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.sluice.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.Ban;
+import dev.sluice.policy.Ban;
 import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;

@@ -1,6 +1,6 @@
 package dev.sluice.redis;
 
-import dev.sluice.PolicyFullException;
+import dev.sluice.policy.PolicyFullException;
 import dev.sluice.StoreException;
 import dev.sluice.spi.PolicyChanges;
 import dev.sluice.spi.PolicyKind;

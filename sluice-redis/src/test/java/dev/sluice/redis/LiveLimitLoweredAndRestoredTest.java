@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.Algorithm;
 import dev.sluice.BanPolicy;
 import dev.sluice.ItemDecision;
-import dev.sluice.LiveLimit;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.BanPolicy;
 import dev.sluice.DecisionListener;
-import dev.sluice.LiveLimit;
-import dev.sluice.PolicyFullException;
+import dev.sluice.policy.LiveLimit;
+import dev.sluice.policy.PolicyFullException;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;

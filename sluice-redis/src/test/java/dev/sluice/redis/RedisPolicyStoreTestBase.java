@@ -316,7 +316,7 @@ abstract class RedisPolicyStoreTestBase {
       join(small.put(record(PolicyKind.DENY, "r", "k" + i, "")));
     }
     assertThatThrownBy(() -> join(small.put(record(PolicyKind.DENY, "r", "k3", ""))))
-        .isInstanceOf(CompletionException.class).cause().isInstanceOf(dev.sluice.PolicyFullException.class)
+        .isInstanceOf(CompletionException.class).cause().isInstanceOf(dev.sluice.policy.PolicyFullException.class)
         .hasMessage("the store keeps at most 3 deny records: remove some, or let them expire");
     assertThat(join(small.put(record(PolicyKind.DENY, "r", "k0", "again")))).isEqualTo(4);
     assertThat(join(small.put(record(PolicyKind.ALLOW, "r", "k3", "")))).isEqualTo(5);

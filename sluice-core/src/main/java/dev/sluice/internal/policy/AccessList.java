@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * An access list of a rule ({@link dev.sluice.ListKind}): which keys it matches. An entry is
+ * An access list of a rule ({@link dev.sluice.policy.ListKind}): which keys it matches. An entry is
  *
  * <ul>
  *   <li>a key, matched exactly ({@code user:42});

@@ -1,12 +1,12 @@
 package dev.sluice.internal.policy;
 
-import dev.sluice.Ban;
-import dev.sluice.KeyLimit;
-import dev.sluice.ListKind;
-import dev.sluice.LiveLimit;
-import dev.sluice.Offender;
-import dev.sluice.Page;
-import dev.sluice.Policies;
+import dev.sluice.policy.Ban;
+import dev.sluice.policy.KeyLimit;
+import dev.sluice.policy.ListKind;
+import dev.sluice.policy.LiveLimit;
+import dev.sluice.policy.Offender;
+import dev.sluice.policy.Page;
+import dev.sluice.policy.Policies;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Ticker;

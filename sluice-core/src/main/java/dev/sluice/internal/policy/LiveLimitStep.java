@@ -1,7 +1,7 @@
 package dev.sluice.internal.policy;
 
 import dev.sluice.ItemDecision;
-import dev.sluice.LiveLimit;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import java.util.List;

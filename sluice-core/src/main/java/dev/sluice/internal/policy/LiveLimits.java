@@ -1,6 +1,6 @@
 package dev.sluice.internal.policy;
 
-import dev.sluice.LiveLimit;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.Window;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.sluice.internal.policy;
 
-import dev.sluice.ListKind;
-import dev.sluice.LiveLimit;
-import dev.sluice.PolicyFullException;
+import dev.sluice.policy.ListKind;
+import dev.sluice.policy.LiveLimit;
+import dev.sluice.policy.PolicyFullException;
 import dev.sluice.RuleSet;
 import dev.sluice.memory.MemoryPolicyStore;
 import dev.sluice.memory.PolicyBytes;
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (well within a second); for the memory store, which is in the same process, synchronously by
  * the first decision after the store's version changed, with no thread. A failed read is logged
  * and retried at the next tick; the policies stay as last read. A change made through this
- * limiter's own {@link dev.sluice.Policies} is applied here at once ({@link #apply}).
+ * limiter's own {@link dev.sluice.policy.Policies} is applied here at once ({@link #apply}).
  *
  * <p>Bounds: the records held take at most {@code maxBytes} bytes of heap as {@link PolicyBytes}
  * counts them, and are at most {@value #MAX_LIMITS} live limits, {@value #MAX_BANS} bans,

@@ -1,7 +1,7 @@
 package dev.sluice.internal.policy;
 
 import dev.sluice.DenyReason;
-import dev.sluice.Offender;
+import dev.sluice.policy.Offender;
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryPolicyStore;
 import dev.sluice.spi.DenialSketches;

@@ -2,8 +2,8 @@ package dev.sluice.internal.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.ListKind;
-import dev.sluice.LiveLimit;
+import dev.sluice.policy.ListKind;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Window;

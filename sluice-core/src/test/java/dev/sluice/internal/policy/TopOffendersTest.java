@@ -3,7 +3,7 @@ package dev.sluice.internal.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.Offender;
+import dev.sluice.policy.Offender;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;

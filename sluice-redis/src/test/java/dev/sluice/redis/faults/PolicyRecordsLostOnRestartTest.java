@@ -3,8 +3,8 @@ package dev.sluice.redis.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.DecisionListener;
-import dev.sluice.ListKind;
-import dev.sluice.LiveLimit;
+import dev.sluice.policy.ListKind;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;

@@ -463,7 +463,7 @@ public final class HttpApi {
       g.writeStringField("attribute", r.audit().attribute());
       g.writeEndObject();
     }
-    for (dev.sluice.ListKind kind : dev.sluice.ListKind.values()) {
+    for (dev.sluice.policy.ListKind kind : dev.sluice.policy.ListKind.values()) {
       java.util.List<String> entries = rules.lists(kind).get(r.name());
       if (entries != null) {
         g.writeArrayFieldStart(kind.wireName());

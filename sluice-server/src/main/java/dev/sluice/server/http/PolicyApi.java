@@ -10,7 +10,7 @@ import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.RoutingContext;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
-import dev.sluice.Policies;
+import dev.sluice.policy.Policies;
 import dev.sluice.RateLimiter;
 import dev.sluice.RuleSet;
 import java.time.Clock;

@@ -3,7 +3,7 @@ package dev.sluice.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.BanPolicy;
-import dev.sluice.ListKind;
+import dev.sluice.policy.ListKind;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sluice;
 import dev.sluice.testing.FakeTicker;
