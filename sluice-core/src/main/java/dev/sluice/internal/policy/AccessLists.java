@@ -11,21 +11,10 @@ import java.util.List;
  * denied ({@link DenyReason#DENY_LISTED}, never to be retried), one on the allow list admitted,
  * neither sent to the store. The deny list wins over the allow list.
  */
-public final class AccessLists implements LocalStep {
-  private final PolicyCache cache;
+public final class AccessLists extends CachedPolicyStep {
 
   public AccessLists(PolicyCache cache) {
-    this.cache = cache;
-  }
-
-  @Override
-  public boolean acts(Rule rule) {
-    return cache.of(rule.name()) != null;
-  }
-
-  @Override
-  public Object source() {
-    return cache;
+    super(cache);
   }
 
   @Override

@@ -14,26 +14,15 @@ import java.util.List;
  * for listings. Bans are learned from the store's answers only: a ban this limiter answered from
  * its cache may have been lifted since, and learning it again would bring it back.
  */
-public final class CachedBans implements LocalStep {
-  private final PolicyCache cache;
+public final class CachedBans extends CachedPolicyStep {
   private final Ticker ticker;
   /** Whether the store keeps records, so that a ban it answered can be recorded. */
   private final boolean records;
 
   public CachedBans(PolicyCache cache, Ticker ticker, boolean records) {
-    this.cache = cache;
+    super(cache);
     this.ticker = ticker;
     this.records = records;
-  }
-
-  @Override
-  public boolean acts(Rule rule) {
-    return cache.of(rule.name()) != null;
-  }
-
-  @Override
-  public Object source() {
-    return cache;
   }
 
   @Override

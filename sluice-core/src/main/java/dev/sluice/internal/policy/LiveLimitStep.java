@@ -2,7 +2,6 @@ package dev.sluice.internal.policy;
 
 import dev.sluice.ItemDecision;
 import dev.sluice.policy.LiveLimit;
-import dev.sluice.Rule;
 import dev.sluice.Window;
 import java.util.List;
 
@@ -11,21 +10,10 @@ import java.util.List;
  * (a tier's as the rules in force define it), unless the request gave the item windows of its
  * own. It shapes; it never answers.
  */
-public final class LiveLimitStep implements LocalStep {
-  private final PolicyCache cache;
+public final class LiveLimitStep extends CachedPolicyStep {
 
   public LiveLimitStep(PolicyCache cache) {
-    this.cache = cache;
-  }
-
-  @Override
-  public boolean acts(Rule rule) {
-    return cache.of(rule.name()) != null;
-  }
-
-  @Override
-  public Object source() {
-    return cache;
+    super(cache);
   }
 
   @Override
