@@ -7,6 +7,7 @@ import dev.sluice.internal.policy.DenialSketch.Entry;
 import dev.sluice.internal.policy.MinuteSketches.Drained;
 import dev.sluice.testing.FakeTicker;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -221,9 +222,10 @@ class MinuteSketchesTest {
   void runsOfOneKeyFromManyThreadsRacingDrainsAreEachDrainedExactlyOnce() throws InterruptedException {
     MinuteSketches shared = new MinuteSketches(128, 10);
     int threads = 4;
-    int perThread = 50_000;
+    int perThread = 500_000;
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> workers = new ArrayList<>();
+    List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
     for (int t = 0; t < threads; t++) {
       int me = t;
       Thread w = new Thread(() -> {
@@ -238,6 +240,7 @@ class MinuteSketchesTest {
           shared.record("r", i % 100 < 97 ? "hot" : "k" + (i + me) % 20, 1, now);
         }
       });
+      w.setUncaughtExceptionHandler((thread, e) -> failures.add(e));
       workers.add(w);
       w.start();
     }
@@ -251,6 +254,7 @@ class MinuteSketchesTest {
       w.join();
     }
     drained.addAll(shared.drain());
+    assertThat(failures).isEmpty();
     Map<String, Long> counted = new HashMap<>();
     for (Drained d : drained) {
       assertThat(d.sketch().size()).isLessThan(128);
