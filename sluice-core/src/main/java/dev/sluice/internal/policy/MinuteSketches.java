@@ -26,13 +26,26 @@ import java.util.concurrent.atomic.LongAdder;
  * none, {@link #top} reads the last hour held here. {@link #expire} forgets rules with nothing in
  * the last 60 minutes, which makes room for others (rules removed by a reload among them).
  *
- * <p>Thread-safe: many threads record at once. Each rule's ring has its own lock, held for one
- * {@link DenialSketch#add} on record and for copies (not merges) on {@link #top}.
+ * <p>Thread-safe: many threads record at once. Each rule has {@value #STRIPES} fronts, one lock
+ * each, a thread always recording through the same one: a front holds the last key recorded
+ * through it with its count in its minute, so a key denied again and again (an attack) costs an
+ * increment under a lock no other thread is likely to take. The front is folded into the rule's
+ * sketch (under the rule's ring lock, taken after a front's) when its key or minute changes, when
+ * its count reaches {@value #FOLD_AT}, and by every {@link #drain} and {@link #merged read}, which
+ * take each front's lock first: a record that completed before either began is in what it sees,
+ * exactly. Folding adds a run of one key as one {@link DenialSketch#add} of its length, which
+ * leaves the sketch as the run's single adds would. The ring's lock is held for a fold and one
+ * add, and for copies (not merges) on {@link #top}. Fronts take about 2.5 KB per rule.
  */
 public final class MinuteSketches {
   public static final int MINUTES = 60;
   public static final int DEFAULT_MAX_RULES = 1_000;
   static final long MICROS_PER_MINUTE = 60_000_000L;
+  /** Fronts per rule: enough that threads on a 2-to-16-core machine rarely share one. */
+  static final int STRIPE_BITS = 4;
+  static final int STRIPES = 1 << STRIPE_BITS;
+  /** A front's count is folded into the sketch once this large, well below the sketch's bound. */
+  static final long FOLD_AT = 1L << 30;
 
   /** What one rule accumulated for one minute since the last drain. */
   public record Drained(String rule, long minute, DenialSketch sketch) {}
@@ -81,12 +94,31 @@ public final class MinuteSketches {
         droppedForRules.add(n);
         return;
       }
-      synchronized (ring) {
+      Front front = ring.fronts[stripe()];
+      synchronized (front) {
         if (ring.retired) {
           continue; // expired between the lookup and the lock: a new ring takes it
         }
-        if (!ring.record(key, n, minute)) {
-          droppedAsLate.add(n);
+        if (front.minute == minute && front.pending > 0 && n <= FOLD_AT - front.pending
+            && key.equals(front.key)) {
+          // The same key again in the same minute: held here until the key or minute changes.
+          front.pending += n;
+          return;
+        }
+        synchronized (ring) {
+          if (ring.retired) {
+            continue;
+          }
+          ring.fold(front);
+          // A new minute enters the ring now, so that the rule's newest and its late refusals are
+          // decided in the order of the records, as without the front.
+          if (!ring.start(minute)) {
+            droppedAsLate.add(n);
+            return;
+          }
+          front.key = key;
+          front.minute = minute;
+          front.pending = n;
         }
         return;
       }
@@ -102,6 +134,7 @@ public final class MinuteSketches {
     List<Drained> out = new ArrayList<>();
     for (Map.Entry<String, Ring> e : rings.entrySet()) {
       Ring ring = e.getValue();
+      foldFronts(ring);
       synchronized (ring) {
         for (int s = 0; s < MINUTES; s++) {
           // A minute 60 or more before the rule's newest is over for the store as well: left out.
@@ -146,6 +179,7 @@ public final class MinuteSketches {
       return result;
     }
     List<DenialSketch> copies = new ArrayList<>();
+    foldFronts(ring);
     synchronized (ring) {
       for (int s = 0; s < MINUTES; s++) {
         if (ring.sketches[s] != null && ring.minutes[s] >= first && ring.minutes[s] <= last) {
@@ -198,6 +232,28 @@ public final class MinuteSketches {
     return rings.size();
   }
 
+  /**
+   * Moves what every front of the ring holds into its sketches, so that a drain or read that
+   * follows sees each record that completed before it began.
+   */
+  private void foldFronts(Ring ring) {
+    for (Front front : ring.fronts) {
+      synchronized (front) {
+        if (front.pending > 0) {
+          synchronized (ring) {
+            ring.fold(front);
+          }
+        }
+      }
+    }
+  }
+
+  /** The recording thread's stripe: fixed per thread, so two threads rarely share one. */
+  private static int stripe() {
+    long id = Thread.currentThread().getId();
+    return (int) ((id * 0x9E3779B97F4A7C15L) >>> (64 - STRIPE_BITS));
+  }
+
   private Ring ringOf(String rule) {
     Ring ring = rings.get(rule);
     if (ring != null) {
@@ -216,20 +272,42 @@ public final class MinuteSketches {
     return mine;
   }
 
+  /**
+   * The last key one stripe of threads recorded under a rule, with the denials of it in its minute
+   * not yet in the ring's sketch; guarded by its own monitor, taken before the ring's. Padded so
+   * that two stripes' fronts do not share a cache line.
+   */
+  private static final class Front {
+    long p0, p1, p2, p3, p4, p5, p6;
+    String key;
+    long minute = Long.MIN_VALUE;
+    /** Zero when the front holds nothing. */
+    long pending;
+    long q0, q1, q2, q3, q4, q5, q6;
+  }
+
   /** One rule's minutes; guarded by its own monitor. */
   private final class Ring {
     final long[] minutes = new long[MINUTES];
     /** Null when the slot's minute has nothing left to drain or read. */
     final DenialSketch[] sketches = new DenialSketch[MINUTES];
+    final Front[] fronts = new Front[STRIPES];
     long newest = Long.MIN_VALUE;
-    boolean retired;
+    /** Read without the lock by a recorder holding only its front's. */
+    volatile boolean retired;
 
     Ring() {
       Arrays.fill(minutes, Long.MIN_VALUE);
+      for (int i = 0; i < STRIPES; i++) {
+        fronts[i] = new Front();
+      }
     }
 
-    /** False if the minute is no longer kept. */
-    boolean record(String key, long n, long minute) {
+    /**
+     * Takes a minute in, as the first of its denials would: false if it is no longer kept. The
+     * minute's slot is claimed, so an older minute there is gone from now on.
+     */
+    boolean start(long minute) {
       if (newest != Long.MIN_VALUE && minute <= newest - MINUTES) {
         return false;
       }
@@ -239,17 +317,36 @@ public final class MinuteSketches {
         minutes[s] = minute;
         sketches[s] = null;
       }
+      newest = Math.max(newest, minute);
+      return true;
+    }
+
+    /** Adds what the front holds to its minute's sketch and empties the front; the caller holds both locks. */
+    void fold(Front front) {
+      long n = front.pending;
+      if (n == 0) {
+        return;
+      }
+      front.pending = 0;
+      String key = front.key;
+      front.key = null;
+      long minute = front.minute;
+      int s = (int) Math.floorMod(minute, (long) MINUTES);
+      if (minutes[s] != minute) {
+        // A minute an hour later took the slot after this one started: the denials went with it.
+        droppedAsLate.add(n);
+        return;
+      }
       DenialSketch sketch = sketches[s];
       if (sketch == null) {
         sketch = new DenialSketch(capacity);
         sketches[s] = sketch;
       }
       if (n > DenialSketch.MAX_TOTAL - sketch.total()) {
-        return false; // 2^53 denials in a minute: not a case to throw on a recording thread
+        droppedAsLate.add(n); // 2^53 denials in a minute: not a case to throw on a recording thread
+        return;
       }
       sketch.add(key, n);
-      newest = Math.max(newest, minute);
-      return true;
     }
   }
 }
