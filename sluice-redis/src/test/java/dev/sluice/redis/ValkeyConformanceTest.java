@@ -10,7 +10,7 @@ import dev.sluice.testkit.Standalone;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The core conformance suite, unchanged, on Valkey 8 standalone. */
+/** The core conformance suite, unchanged, on Valkey 8 standalone: limiters on one server included. */
 class ValkeyConformanceTest {
   @RegisterExtension
   static final RedisExtension<Standalone> redis = RedisExtension.standalone(Flavor.VALKEY);
@@ -40,6 +40,14 @@ class ValkeyConformanceTest {
     @Override
     protected Store newStore() {
       return sharedStore();
+    }
+  }
+
+  @Nested
+  class Concurrency extends RedisConcurrencyConformance {
+    @Override
+    String uri() {
+      return redis.get().uri();
     }
   }
 }
