@@ -3,6 +3,7 @@ package dev.sluice;
 import dev.sluice.policy.Ban;
 import dev.sluice.policy.KeyLimit;
 import dev.sluice.policy.ListKind;
+import dev.sluice.policy.Offender;
 import dev.sluice.policy.LiveLimit;
 import dev.sluice.policy.Page;
 import dev.sluice.policy.Policies;
@@ -218,6 +219,20 @@ class PoliciesMemoryTest {
       assertThat(other.acquire("per_user", "yan").allowed()).isTrue();
       assertThat(other.acquire("per_user", "yan").allowed()).isFalse();
     }
+  }
+
+  @Test
+  void topOffendersCountTheDenialsOfEveryKindOfCall() {
+    assertThat(admitted("per_user", "ann", 5)).isEqualTo(5);
+    // The explaining calls, by rule and by request, and the boolean ones, which build no decision.
+    assertThat(limiter.acquire("per_user", "ann").allowed()).isFalse();
+    assertThat(limiter.acquire(Request.of("per_user", "ann")).allowed()).isFalse();
+    assertThat(limiter.tryAcquire("per_user", "ann")).isFalse();
+    assertThat(join(limiter.tryAcquireAsync("per_user", "ann", 1))).isFalse();
+    assertThat(join(limiter.acquireAsync(Request.of("per_user", "ann"))).allowed()).isFalse();
+    assertThat(admitted("per_user", "bob", 6)).isEqualTo(5);
+    assertThat(join(policies.top("per_user", Duration.ofMinutes(1), 10)))
+        .containsExactly(new Offender("ann", 5, 0), new Offender("bob", 1, 0));
   }
 
   @Test

@@ -50,14 +50,7 @@ final class Assemble {
     if (!degraded) {
       DenialRecorder rec = recorder;
       for (int i = 0; i < decided.size(); i++) {
-        ItemDecision d = decided.get(i);
-        if (!d.allowed()) {
-          try {
-            rec.denied(d.rule(), d.key(), d.reason());
-          } catch (RuntimeException ignored) {
-            // Counting must not change a decision.
-          }
-        }
+        record(rec, decided.get(i));
       }
     }
     if (r.slot() == null) {
@@ -74,6 +67,35 @@ final class Assemble {
       out.add(d);
     }
     return Decision.of(out, degraded);
+  }
+
+  /**
+   * The decision of one item that the store decided alone, as {@link #decision} makes it when no
+   * local step acts on the item and none learns.
+   */
+  Decision decision(ItemDecision d) {
+    record(recorder, d);
+    return Decision.of(List.of(d), false);
+  }
+
+  /** Tells the {@link DenialRecorder} of a denied item. */
+  private static void record(DenialRecorder rec, ItemDecision d) {
+    if (!d.allowed()) {
+      denied(rec, d.rule(), d.key());
+    }
+  }
+
+  /** Tells the {@link DenialRecorder} of an item a boolean path denied, without a decision built. */
+  void denied(String rule, String key) {
+    denied(recorder, rule, key);
+  }
+
+  private static void denied(DenialRecorder rec, String rule, String key) {
+    try {
+      rec.denied(rule, key);
+    } catch (RuntimeException ignored) {
+      // Counting must not change a decision.
+    }
   }
 
   /** Tells the listeners of {@code d}, made since {@code startNanos}. */

@@ -1,6 +1,7 @@
 package dev.sluice.internal;
 
 import dev.sluice.Algorithm;
+import dev.sluice.Decision;
 import dev.sluice.InvalidCostException;
 import dev.sluice.Request;
 import dev.sluice.Rule;
@@ -36,12 +37,13 @@ final class BooleanPaths {
   private final DenialCache denials;
   private final Ticker ticker;
   private final Assemble assemble;
+  private final LocalStage local;
   private final Degrade degrade;
   /** Whether listeners hear of decisions: then every request takes the general path. */
   private final boolean heard;
 
   BooleanPaths(Resolver resolver, Store store, StoreCall call, PolicyCache policies, DenialCache denials, Ticker ticker,
-      Assemble assemble, Degrade degrade) {
+      Assemble assemble, Degrade degrade, LocalStage local) {
     this.resolver = resolver;
     this.store = store;
     this.call = call;
@@ -49,8 +51,23 @@ final class BooleanPaths {
     this.denials = denials;
     this.ticker = ticker;
     this.assemble = assemble;
+    this.local = local;
     this.degrade = degrade;
     this.heard = assemble.heard();
+  }
+
+  /**
+   * {@code acquire(rule, key, cost)} on a local store, when no local step acts on the rule nor
+   * learns from the store, so that the store's decision of the one item is the request's: no
+   * request, batch or resolved request is built around it. Null: the general path.
+   */
+  Decision acquire(String ruleName, String key, long cost) {
+    Rule rule = resolver.rules().get(ruleName);
+    if (rule == null || heard || !store.isLocal() || local.learnsFrom(rule) || local.acts(rule)) {
+      return null;
+    }
+    checked(rule, ruleName, key, cost);
+    return assemble.decision(store.decideSync(Resolver.resolveItem(rule, key, cost)));
   }
 
   /** On a local store only; null: the general path. */
@@ -60,7 +77,7 @@ final class BooleanPaths {
       return null;
     }
     checked(rule, ruleName, key, cost);
-    return store.tryAcquire(rule, key, cost);
+    return counted(store.tryAcquire(rule, key, cost), rule, key);
   }
 
   /** On a local store, one of two shared completed stages; null: the general path. */
@@ -73,19 +90,19 @@ final class BooleanPaths {
     try {
       checked(rule, ruleName, key, cost);
       if (store.isLocal()) {
-        return store.tryAcquire(rule, key, cost) ? ADMITTED : REFUSED;
+        return counted(store.tryAcquire(rule, key, cost), rule, key) ? ADMITTED : REFUSED;
       }
       item = Resolver.resolveItem(rule, key, cost);
       // The store's boolean answer has no retry time to keep, but a denial already kept answers.
       if (denials != null && denials.check(rule, key, cost, item.windows(), ticker.nowMicros()) != null) {
-        return REFUSED;
+        return counted(false, rule, key) ? ADMITTED : REFUSED;
       }
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
     return call.tryAcquireAsync(item).handle((admitted, err) -> {
       if (err == null) {
-        return admitted;
+        return counted(admitted, rule, key);
       }
       // Only now is the request needed, for failure modes and the local fallback.
       Resolved r = new Resolved(Request.of(ruleName, key, cost), new Batch(List.of(item), Request.STORE_CLOCK), null,
@@ -94,19 +111,29 @@ final class BooleanPaths {
     });
   }
 
+  /** {@code admitted}, after telling the top offenders of a denial, as the general path does. */
+  private boolean counted(boolean admitted, Rule rule, String key) {
+    if (!admitted) {
+      assemble.denied(rule.name(), key);
+    }
+    return admitted;
+  }
+
   /**
-   * The rule in force if the boolean path may take it: known, not shaping, no listeners, and no
-   * cached policies nor a ban (a ban the store answers must be seen, to be cached).
+   * The rule in force if the boolean path may take it: known, not shaping, no listeners, no
+   * cached policies nor a ban (a ban the store answers must be seen, to be cached), and not a
+   * shadow rule (whose denials, answered as admissions here, the top offenders must count).
    */
   private Rule fastRule(String ruleName) {
     Rule rule = resolver.rules().get(ruleName);
-    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || heard || rule.ban() != null
+    if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || heard || rule.ban() != null || rule.shadow()
         || policies.of(rule.name()) != null) {
       return null;
     }
     return rule;
   }
 
+  /** The checks of {@code Item} and {@link Resolver#validate}, in their order. */
   private void checked(Rule rule, String ruleName, String key, long cost) {
     Objects.requireNonNull(key, "key");
     if (cost < 0) {

@@ -83,13 +83,28 @@ public final class Engine implements RateLimiter {
       assemble.recorder(top);
       policyCache.onTick(top::tick);
     }
-    this.booleans = new BooleanPaths(resolver, store, call, policyCache, denials, ticker, assemble, degrade);
+    this.booleans = new BooleanPaths(resolver, store, call, policyCache, denials, ticker, assemble, degrade, steps);
     this.policies = records == null ? null : new EnginePolicies(resolver, records, policyCache, top, ticker);
   }
 
   @Override
   public Decision acquire(Request request) {
     return decide(resolver.resolve(request));
+  }
+
+  /**
+   * Without listeners, on a local store, for a rule no local step acts on, the store's decision of
+   * the one item is the request's ({@link BooleanPaths#acquire}); otherwise the general path.
+   */
+  @Override
+  public Decision acquire(String ruleName, String key, long cost) {
+    Decision fast = booleans.acquire(ruleName, key, cost);
+    return fast != null ? fast : acquire(Request.of(ruleName, key, cost));
+  }
+
+  @Override
+  public Decision acquire(String ruleName, String key) {
+    return acquire(ruleName, key, 1);
   }
 
   @Override

@@ -50,6 +50,16 @@ final class LocalStage {
     return false;
   }
 
+  /** Whether some step learns from the store's answers for items of {@code rule} ({@link #after}). */
+  boolean learnsFrom(Rule rule) {
+    for (LocalStep s : learners) {
+      if (s.learnsFrom(rule)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** When the store is asked for {@code request}, if a step needs it; read before the store decides. */
   long start(Request request) {
     return !timed || request.hasExplicitTime() ? LocalItem.NO_START : ticker.nowMicros();

@@ -2,6 +2,7 @@ package dev.sluice.memory;
 
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
+import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Ticker;
 import dev.sluice.Window;
@@ -55,6 +56,17 @@ final class Decisions {
     }
     keys.maybeSweep(requested);
     return out;
+  }
+
+  /** {@link #decide(Batch)} of a batch of {@code item} alone on the store's clock, without the batch. */
+  ItemDecision decide(ResolvedItem item) {
+    if (item.rule().ban() != null || item.audit() != null) {
+      return decide(new Batch(List.of(item), Request.STORE_CLOCK)).get(0);
+    }
+    long requested = ticker.nowMicros();
+    ItemDecision d = decideOne(item, requested, true);
+    keys.maybeSweep(requested);
+    return d;
   }
 
   /**

@@ -141,6 +141,11 @@ public final class MemoryStore implements Store {
     return decisions.decide(batch);
   }
 
+  @Override
+  public ItemDecision decideSync(ResolvedItem item) {
+    return decisions.decide(item);
+  }
+
   /**
    * Decides exactly as {@link #decideSync} on the store's clock, and builds no report: the same
    * steps, kept apart so that the boolean path allocates nothing.

@@ -50,6 +50,14 @@ public interface Store extends AutoCloseable {
   }
 
   /**
+   * Decides {@code item} alone on the store's clock, exactly as {@link #decideSync} decides a
+   * batch of it. Synchronous stores override it to spare the batch around one item.
+   */
+  default ItemDecision decideSync(ResolvedItem item) {
+    return decideSync(new Batch(List.of(item), Request.STORE_CLOCK)).get(0);
+  }
+
+  /**
    * Decides {@code cost} units of {@code rule} for {@code key} (validated, as in a
    * {@link ResolvedItem}, with the key's own windows) on the store's clock, as {@link #decideSync}
    * would, and answers only whether

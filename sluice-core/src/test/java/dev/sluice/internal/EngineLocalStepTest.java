@@ -121,7 +121,7 @@ class EngineLocalStepTest {
     store.bannedKey = "ip:1";
     store.bannedMs = 30_000;
     List<String> counted = new CopyOnWriteArrayList<>();
-    ((Engine) limiter).denialRecorder((rule, key, reason) -> counted.add(key + " " + reason.wireName()));
+    ((Engine) limiter).denialRecorder((rule, key) -> counted.add(rule + " " + key));
 
     Decision first = limiter.acquire("login", "ip:1");
     assertThat(first.items().get(0).reason()).isEqualTo(DenyReason.BANNED);
@@ -140,7 +140,7 @@ class EngineLocalStepTest {
     assertThat(record.get().value()).isEqualTo("automatic");
     assertThat(record.get().expiresAtMillis()).isEqualTo(ticker.nowMicros() / 1000 + 20_000);
     assertThat(store.inner.policies().currentVersion()).isEqualTo(1);
-    assertThat(counted).containsExactly("ip:1 banned", "ip:1 banned", "ip:1 banned");
+    assertThat(counted).containsExactly("login ip:1", "login ip:1", "login ip:1");
 
     store.bannedKey = null;
     ticker.advance(Duration.ofSeconds(20));

@@ -181,4 +181,21 @@ abstract class PoliciesAcrossInstancesTestBase extends TwoInstancesTestBase {
     assertThat(join(a.policies().top("api", Duration.ofMinutes(5), 3))).containsExactly(
         new Offender("user:19", 19, 0), new Offender("user:18", 18, 0), new Offender("user:17", 17, 0));
   }
+
+  @Test
+  void topOffendersCountTheBooleanCallsDenialsToo() {
+    // user:i: 5 admitted, then i denials, through the calls that build no decision.
+    for (int i = 1; i <= 3; i++) {
+      for (int t = 0; t < i + 5; t++) {
+        if (t % 2 == 0) {
+          a.tryAcquire("api", "user:" + i);
+        } else {
+          join(b.tryAcquireAsync("api", "user:" + i, 1));
+        }
+      }
+    }
+    join(b.policies().top("api", Duration.ofMinutes(5), 3));
+    assertThat(join(a.policies().top("api", Duration.ofMinutes(5), 3))).containsExactly(
+        new Offender("user:3", 3, 0), new Offender("user:2", 2, 0), new Offender("user:1", 1, 0));
+  }
 }

@@ -45,6 +45,12 @@ public final class CachedBans extends CachedPolicyStep {
     return records;
   }
 
+  /** A store answers a ban only for a rule with a ban policy. */
+  @Override
+  public boolean learnsFrom(Rule rule) {
+    return records && rule.ban() != null;
+  }
+
   @Override
   public void after(ResolvedItem sent, ItemDecision d, long startMicros) {
     if (d.reason() == DenyReason.BANNED && d.blockedMs() > 0) {

@@ -1,6 +1,5 @@
 package dev.sluice.internal.policy;
 
-import dev.sluice.DenyReason;
 
 /**
  * Told of each denied item of a decision the limiter made (degraded decisions excepted), for the
@@ -9,7 +8,7 @@ import dev.sluice.DenyReason;
 @FunctionalInterface
 public interface DenialRecorder {
   /** Records nothing. */
-  DenialRecorder NONE = (rule, key, reason) -> {};
+  DenialRecorder NONE = (rule, key) -> {};
 
-  void denied(String rule, String key, DenyReason reason);
+  void denied(String rule, String key);
 }

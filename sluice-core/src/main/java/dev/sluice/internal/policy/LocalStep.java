@@ -42,6 +42,14 @@ public interface LocalStep {
   }
 
   /**
+   * Whether it learns from the store's answers for items of {@code rule}: {@link #learns} unless
+   * the step knows that such answers never teach it anything.
+   */
+  default boolean learnsFrom(Rule rule) {
+    return learns();
+  }
+
+  /**
    * After the store decided {@code sent} (not degraded): learns from its decision {@code decided}.
    * Called on the deciding thread for every item sent, whether or not {@link #acts} held.
    *

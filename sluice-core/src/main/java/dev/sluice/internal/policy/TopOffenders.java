@@ -1,6 +1,5 @@
 package dev.sluice.internal.policy;
 
-import dev.sluice.DenyReason;
 import dev.sluice.policy.Offender;
 import dev.sluice.Ticker;
 import dev.sluice.memory.MemoryPolicyStore;
@@ -38,7 +37,7 @@ public final class TopOffenders implements DenialRecorder {
   }
 
   @Override
-  public void denied(String rule, String key, DenyReason reason) {
+  public void denied(String rule, String key) {
     long now = ticker.nowMicros();
     sketches.record(rule, key, 1, now);
     flushIfDue(now);
