@@ -61,6 +61,18 @@ public enum Contender {
       return keyed(key -> bucket(shape, SynchronizationStrategy.LOCK_FREE), b -> b.tryConsume(1));
     }
   },
+  /**
+   * Bucket4j's lock-free local bucket through its explaining call, {@code tryConsumeAndReturnRemaining}:
+   * whether consumed, the tokens left and the wait for a refill (a {@code ConsumptionProbe}), the
+   * peer of Sluice's {@code acquire} as {@link #BUCKET4J} is of its {@code tryAcquire}.
+   */
+  BUCKET4J_PROBE {
+    @Override
+    public KeyedLimiter create(RuleShape shape) {
+      return keyed(key -> bucket(shape, SynchronizationStrategy.LOCK_FREE), b -> b.tryConsumeAndReturnRemaining(1)
+          .isConsumed());
+    }
+  },
   /** Bucket4j local bucket guarded by {@code synchronized}. */
   BUCKET4J_SYNCHRONIZED {
     @Override

@@ -14,7 +14,8 @@ import org.openjdk.jmh.annotations.Param;
  * Repeat with {@code -t 2} and {@code -t 4}; add {@code -prof gc} for allocation per decision.
  */
 public class TwoWindowBenchmark extends AcquireBenchmark {
-  @Param({"baseline", "sluice", "sluice_token_bucket", "sluice_decision", "bucket4j", "bucket4j_synchronized"})
+  @Param({"baseline", "sluice", "sluice_token_bucket", "sluice_decision", "bucket4j", "bucket4j_probe",
+      "bucket4j_synchronized"})
   public String impl;
 
   @Param({"TWO_WINDOWS", "TWO_WINDOWS_ADMITTING"})

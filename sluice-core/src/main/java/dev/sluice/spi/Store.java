@@ -115,6 +115,16 @@ public interface Store extends AutoCloseable {
     return Optional.empty();
   }
 
+  /** Units taken from keys' exact state for leased mode, and given back; empty by default (leased rules refused). */
+  default Optional<Grants> grants() {
+    return Optional.empty();
+  }
+
+  /** The leader record, usage reports and sizes of leased mode; empty by default. */
+  default Optional<LeaseBoard> leaseBoard() {
+    return Optional.empty();
+  }
+
   /** Whether the store is reachable. */
   CompletionStage<Boolean> ping();
 
