@@ -29,6 +29,7 @@ public final class Rule {
   private final FailureMode failureMode;
   private final BanPolicy ban;
   private final AuditPolicy audit;
+  private final LeasePolicy lease;
 
   private Rule(Builder b) {
     this.name = b.name;
@@ -41,6 +42,7 @@ public final class Rule {
     this.failureMode = b.failureMode;
     this.ban = b.ban;
     this.audit = b.audit;
+    this.lease = b.lease;
   }
 
   /**
@@ -64,6 +66,7 @@ public final class Rule {
     b.failureMode = failureMode;
     b.ban = ban;
     b.audit = audit;
+    b.lease = lease;
     return b;
   }
 
@@ -127,6 +130,11 @@ public final class Rule {
     return overrides;
   }
 
+  /** Leased mode's settings; null for exact mode (the default). */
+  public LeasePolicy lease() {
+    return lease;
+  }
+
   /** A shadow rule is evaluated and reported but never denies. */
   public boolean shadow() {
     return shadow;
@@ -171,19 +179,21 @@ public final class Rule {
     return name.equals(r.name) && windows.equals(r.windows) && algorithm == r.algorithm
         && Objects.equals(maxWait, r.maxWait) && precision == r.precision
         && overrides.equals(r.overrides) && shadow == r.shadow && failureMode == r.failureMode
+        && Objects.equals(lease, r.lease)
         && Objects.equals(ban, r.ban) && Objects.equals(audit, r.audit);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, windows, algorithm, maxWait, precision, overrides, shadow, failureMode, ban, audit);
+    return Objects.hash(name, windows, algorithm, maxWait, precision, overrides, shadow, failureMode, ban, audit, lease);
   }
 
   @Override
   public String toString() {
     return "Rule{" + name + " " + algorithm.configName() + " " + windows
         + (overrides.isEmpty() ? "" : " overrides=" + overrides) + (shadow ? " shadow" : "")
-        + (ban == null ? "" : " " + ban) + (audit == null ? "" : " " + audit) + "}";
+        + (ban == null ? "" : " " + ban) + (audit == null ? "" : " " + audit)
+        + (lease == null ? "" : " " + lease) + "}";
   }
 
   /** Builds a {@link Rule}. Not thread-safe. */
@@ -198,6 +208,7 @@ public final class Rule {
     private FailureMode failureMode = FailureMode.OPEN;
     private BanPolicy ban;
     private AuditPolicy audit;
+    private LeasePolicy lease;
 
     private Builder(String name) {
       Objects.requireNonNull(name, "name");
@@ -274,12 +285,50 @@ public final class Rule {
       return this;
     }
 
-    /** @throws IllegalArgumentException if the rule has no window */
+    /** Decides the rule in leased mode (null: exact, the default). */
+    public Builder lease(LeasePolicy l) {
+      this.lease = l;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException if the rule has no window, or is leased and a leaky bucket,
+     *     audited, or with a lease longer than its shortest period
+     */
     public Rule build() {
       if (windows.isEmpty()) {
         throw new IllegalArgumentException("rule '" + name + "' needs at least one window");
       }
+      if (lease != null) {
+        checkLease();
+      }
       return new Rule(this);
+    }
+
+    private void checkLease() {
+      if (algorithm == Algorithm.LEAKY_BUCKET) {
+        throw new IllegalArgumentException("rule '" + name + "': a leaky_bucket cannot be leased (its promise is the"
+            + " spacing of start times, which units held by one instance do not keep); use token_bucket for a"
+            + " smooth rate");
+      }
+      if (audit != null) {
+        throw new IllegalArgumentException("rule '" + name + "': an audited rule cannot be leased (the audit is"
+            + " written in the decision's own store call, which a leased decision does not make)");
+      }
+      Duration shortest = null;
+      for (Window w : windows) {
+        shortest = shortest == null || w.period().compareTo(shortest) < 0 ? w.period() : shortest;
+      }
+      for (KeyOverride o : overrides) {
+        for (Window w : o.windows()) {
+          shortest = w.period().compareTo(shortest) < 0 ? w.period() : shortest;
+        }
+      }
+      if (lease.leaseLength().compareTo(shortest) > 0) {
+        throw new IllegalArgumentException("rule '" + name + "': lease_length " + lease.leaseLength()
+            + " is longer than the rule's shortest period, " + shortest + " (units given back after the window"
+            + " forgot them would free nothing)");
+      }
     }
   }
 }

@@ -5,6 +5,7 @@ import dev.sluice.AuditPolicy;
 import dev.sluice.BanPolicy;
 import dev.sluice.FailureMode;
 import dev.sluice.KeyOverride;
+import dev.sluice.LeasePolicy;
 import dev.sluice.policy.LiveLimit;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
@@ -29,7 +30,7 @@ import java.util.regex.Pattern;
 final class RuleReader extends FieldReader {
   private static final List<String> RULE_FIELDS =
       List.of("name", "algorithm", "config", "precision", "max_wait", "overrides", "shadow", "failure_mode", "ban",
-          "audit", "allow", "deny");
+          "audit", "allow", "deny", "mode", "lease_length", "report_interval", "lease_slack");
   /** Tier names: as attribute names. */
   private static final List<String> WINDOW_FIELDS = List.of("limit", "period");
   private static final List<String> OVERRIDE_FIELDS = List.of("keys", "config");
@@ -147,6 +148,8 @@ final class RuleReader extends FieldReader {
       audit = policies.audit(auf, auditAt);
     }
 
+    LeasePolicy lease = lease(m, label, windows, algorithm, audit != null);
+
     List<ConfigLocation> allowAt = new ArrayList<>();
     Field alf = m.field("allow");
     List<String> allowed = alf == null ? List.of() : policies.accessList(alf, allowAt);
@@ -173,8 +176,14 @@ final class RuleReader extends FieldReader {
       b.maxWait(maxWait);
     }
     overrides.forEach(b::override);
-    b.ban(ban).audit(audit);
-    Rule rule = b.build();
+    b.ban(ban).audit(audit).lease(lease);
+    Rule rule;
+    try {
+      rule = b.build();
+    } catch (IllegalArgumentException e) {
+      error(m.location(), e.getMessage()); // what the reader's own checks left to the rule (overrides' periods)
+      return null;
+    }
     origins.put(name, nameAt);
     if (audit != null) {
       auditOrigins.put(name, auditAt[0]);
@@ -188,6 +197,110 @@ final class RuleReader extends FieldReader {
     lint(rule, label, windowsAt, overrideWindowsAt, patternsAt);
     policies.lintLists(label, allowed, allowAt, denied, denyAt);
     return rule;
+  }
+
+  /**
+   * Leased mode's settings, null for exact mode (or after recording an error). Unset durations
+   * follow the rule's windows: a lease of 1 s or the shortest period if shorter, reports every
+   * 100 ms or every half lease if shorter.
+   */
+  private LeasePolicy lease(MapNode m, String label, List<Window> windows, Algorithm algorithm, boolean audited) {
+    Field mode = m.field("mode");
+    String text = mode == null ? "exact" : string(mode, "mode");
+    Field length = m.field("lease_length");
+    Field interval = m.field("report_interval");
+    Field slackField = m.field("lease_slack");
+    if ("exact".equals(text)) {
+      for (Field f : new Field[] {length, interval, slackField}) {
+        if (f != null) {
+          error(f.at(), f.name() + " applies only to rules with mode: leased; " + label + " is exact");
+        }
+      }
+    } else if (text != null && !"leased".equals(text)) {
+      error(mode.value().location(), label + ": mode must be exact or leased, found '" + text + "'");
+    }
+    if (!"leased".equals(text)) {
+      return null;
+    }
+    if (algorithm == Algorithm.LEAKY_BUCKET) {
+      error(mode.value().location(), label + ": a leaky_bucket cannot be leased (its promise is the spacing of start"
+          + " times, which units held by one instance do not keep); use token_bucket for a smooth rate");
+      return null;
+    }
+    if (audited) {
+      error(mode.value().location(), label + ": an audited rule cannot be leased (the audit is written in the"
+          + " decision's own store call, which a leased decision does not make)");
+      return null;
+    }
+    if (windows == null) {
+      return null;
+    }
+    Duration shortest = windows.stream().map(Window::period).min(Duration::compareTo).orElseThrow();
+    Duration leaseLength = min(LeasePolicy.DEFAULT_LEASE_LENGTH, shortest);
+    if (length != null) {
+      Long micros = duration(length.value(), "lease_length", false);
+      if (micros == null) {
+        return null;
+      }
+      leaseLength = Duration.ofNanos(micros * 1000);
+      if (leaseLength.compareTo(shortest) > 0) {
+        error(length.value().location(), label + ": lease_length " + Durations.format(micros)
+            + " is longer than the rule's shortest period, " + Durations.format(shortest.toNanos() / 1000)
+            + " (units given back after the window forgot them would free nothing)");
+        return null;
+      }
+    }
+    Duration reportInterval = min(LeasePolicy.DEFAULT_REPORT_INTERVAL, leaseLength.dividedBy(2));
+    if (interval != null) {
+      Long micros = duration(interval.value(), "report_interval", false);
+      if (micros == null) {
+        return null;
+      }
+      reportInterval = Duration.ofNanos(micros * 1000);
+    }
+    double slack = LeasePolicy.DEFAULT_SLACK;
+    if (slackField != null) {
+      Double parsed = share(slackField);
+      if (parsed == null) {
+        return null;
+      }
+      slack = parsed;
+    }
+    ConfigLocation at = (interval != null ? interval : length != null ? length : mode).value().location();
+    try {
+      LeasePolicy lease = new LeasePolicy(leaseLength, reportInterval, slack);
+      if (lease.budget(windows) < 8) {
+        warn(mode.value().location(), label + ": leased with a budget of " + lease.budget(windows) + " units ("
+            + BigDecimal.valueOf(slack * 100).stripTrailingZeros().toPlainString() + "% of its smallest limit): whole units cannot stay within it across"
+            + " several instances, and at such a rate a store call per decision is cheap; keep it exact");
+      }
+      return lease;
+    } catch (IllegalArgumentException e) {
+      error(slackField != null && e.getMessage().startsWith("lease_slack") ? slackField.value().location() : at,
+          label + ": " + e.getMessage());
+      return null;
+    }
+  }
+
+  /** A share written {@code 1%} or {@code 0.5%}, or as a fraction ({@code 0.01}); null after an error. */
+  private Double share(Field f) {
+    if (f.value() instanceof ScalarNode s && s.isNumber() && s.number() != null) {
+      return s.number().doubleValue();
+    }
+    if (f.value() instanceof ScalarNode s && s.isString() && s.text().endsWith("%")) {
+      try {
+        return Double.parseDouble(s.text().substring(0, s.text().length() - 1).trim()) / 100;
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+    }
+    error(f.value().location(), f.name() + " must be a percentage such as 1% or a fraction such as 0.01, found "
+        + f.value().describe());
+    return null;
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   private void lint(Rule rule, String label, List<ConfigLocation> windowsAt, List<List<ConfigLocation>> overrideWindowsAt,

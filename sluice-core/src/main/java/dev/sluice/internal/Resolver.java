@@ -52,12 +52,22 @@ final class Resolver implements RequestChecks {
   }
 
   /**
-   * Refuses rules the store cannot decide, before any is in force (see {@link Store#check}), and
-   * rules that ban or audit on a store that keeps no policy records.
+   * Refuses rules the store cannot decide, before any is in force (see {@link Store#check}):
+   * rules that ban or audit on a store that keeps no policy records, and leased rules on a store
+   * that offers no {@link Store#grants()} or {@link Store#leaseBoard()}.
    */
   static void check(Store store, boolean records, RuleSet rules) {
     for (Rule r : rules.rules()) {
       store.check(r);
+      if (r.lease() != null && (store.grants().isEmpty() || store.leaseBoard().isEmpty())) {
+        throw new UnsupportedRuleException(r.name(), "rule '" + r.name() + "': " + store.describe()
+            + " cannot lease units to instances, so it cannot decide mode: leased; use mode: exact");
+      }
+      if (r.lease() != null) {
+        // The stores' capabilities come first; the instances' side of leasing (docs/scaling.md) next.
+        throw new UnsupportedRuleException(r.name(), "rule '" + r.name() + "': mode: leased is not available in"
+            + " this version (see docs/scaling.md); use mode: exact");
+      }
       if (!records && (r.ban() != null || r.audit() != null)) {
         throw new UnsupportedRuleException(r.name(), "rule '" + r.name() + "': " + store.describe()
             + " keeps no policies, so it cannot " + (r.ban() != null ? "ban keys" : "keep an audit"));

@@ -169,7 +169,7 @@ class ConfigLoaderTest {
             algoritm: token_bucket
             config: [{limit: 1, period: 1}]
         """)).containsExactly("t.yaml:3:5: unknown field 'algoritm' (expected one of: name, algorithm, config, "
-        + "precision, max_wait, overrides, shadow, failure_mode, ban, audit, allow, deny)");
+        + "precision, max_wait, overrides, shadow, failure_mode, ban, audit, allow, deny, mode, lease_length, report_interval, lease_slack)");
     assertThat(errors("""
         version: 2
         limits: []
@@ -406,7 +406,7 @@ class ConfigLoaderTest {
         "t.yaml:5:33: period must be > 0, found 0",
         "t.yaml:6:11: duplicate rule name 'a' (first defined at line 2, column 11)",
         "t.yaml:7:5: unknown field 'colour' (expected one of: name, algorithm, config, precision, max_wait, "
-            + "overrides, shadow, failure_mode, ban, audit, allow, deny)");
+            + "overrides, shadow, failure_mode, ban, audit, allow, deny, mode, lease_length, report_interval, lease_slack)");
   }
 
   @Test

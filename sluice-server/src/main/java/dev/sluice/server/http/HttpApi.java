@@ -457,6 +457,13 @@ public final class HttpApi {
       g.writeNumberField("forMs", r.ban().duration().toMillis());
       g.writeEndObject();
     }
+    if (r.lease() != null) {
+      g.writeObjectFieldStart("lease");
+      g.writeNumberField("leaseLengthMs", r.lease().leaseLength().toMillis());
+      g.writeNumberField("reportIntervalMs", r.lease().reportInterval().toMillis());
+      g.writeNumberField("slack", r.lease().slack());
+      g.writeEndObject();
+    }
     if (r.audit() != null) {
       g.writeObjectFieldStart("audit");
       g.writeNumberField("keep", r.audit().keep());
