@@ -15,7 +15,10 @@ import dev.sluice.internal.policy.LocalStep;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.ResolvedItem;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The local steps of a limiter, in order ({@link LocalStep}): which of them a request needs, and
@@ -33,7 +36,7 @@ final class LocalStage {
 
   LocalStage(List<LocalStep> steps, Ticker ticker) {
     this.steps = steps.toArray(new LocalStep[0]);
-    java.util.Set<Object> sources = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<Object> sources = Collections.newSetFromMap(new IdentityHashMap<>());
     this.gates = steps.stream().filter(s -> sources.add(s.source())).toArray(LocalStep[]::new);
     this.learners = steps.stream().filter(LocalStep::learns).toArray(LocalStep[]::new);
     this.timed = steps.stream().anyMatch(LocalStep::timed);

@@ -1,11 +1,8 @@
 package dev.sluice.internal.policy;
 
 import dev.sluice.DecisionListener;
+import dev.sluice.internal.log.ThrottledLog;
 import dev.sluice.Ticker;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -18,7 +15,7 @@ import java.util.function.Supplier;
  * a 512-byte key per ban wrote megabytes.
  */
 public final class PolicyLog {
-  static final long INTERVAL_MICROS = 10_000_000;
+  static final long INTERVAL_MICROS = ThrottledLog.INTERVAL_MICROS;
   /** Kinds of warning, as {@link DecisionListener#onPolicyWarning} names them. */
   static final String BAN_NOT_RECORDED = "ban_not_recorded";
   static final String CACHE_FULL = "cache_full";
@@ -26,21 +23,15 @@ public final class PolicyLog {
   static final String READ_FAILED = "read_failed";
 
   private static final System.Logger LOG = System.getLogger(PolicyCache.class.getName());
-  private static final long NEVER = Long.MIN_VALUE;
-
-  private static final class Slot {
-    final AtomicLong lastLineAt = new AtomicLong(NEVER);
-    final AtomicLong heldBack = new AtomicLong();
-  }
 
   private final Ticker ticker;
   private final DecisionListener[] listeners;
-  /** One per kind above: a fixed few. */
-  private final Map<String, Slot> slots = new ConcurrentHashMap<>();
+  private final ThrottledLog lines;
 
   public PolicyLog(Ticker ticker, DecisionListener[] listeners) {
     this.ticker = ticker;
     this.listeners = listeners;
+    this.lines = new ThrottledLog(ticker, line -> LOG.log(System.Logger.Level.WARNING, line));
   }
 
   /** A log without listeners, on the system clock. */
@@ -60,16 +51,7 @@ public final class PolicyLog {
         // A listener must not change what the limiter does.
       }
     }
-    Slot s = slots.computeIfAbsent(kind, k -> new Slot());
-    long now = ticker.nowMicros();
-    long last = s.lastLineAt.get();
-    if (last != NEVER && now - last < INTERVAL_MICROS || !s.lastLineAt.compareAndSet(last, now)) {
-      s.heldBack.incrementAndGet();
-      return;
-    }
-    long held = s.heldBack.getAndSet(0);
-    LOG.log(System.Logger.Level.WARNING, held == 0 ? message.get() : message.get() + " (and " + held
-        + " more like it in the last " + String.format(Locale.ROOT, "%.1f", (now - last) / 1e6) + " s, not logged)");
+    lines.log(kind, message);
   }
 
   /** Now on the limiter's clock, epoch milliseconds. */

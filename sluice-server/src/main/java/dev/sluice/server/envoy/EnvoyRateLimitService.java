@@ -11,7 +11,7 @@ import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.server.http.ClientMessages;
-import dev.sluice.server.metrics.ThrottledLog;
+import dev.sluice.internal.log.ThrottledLog;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;

@@ -3,7 +3,7 @@ package dev.sluice.server.envoy;
 import com.linecorp.armeria.common.RequestContext;
 import com.linecorp.armeria.common.grpc.GrpcExceptionHandlerFunction;
 import dev.sluice.server.http.ClientMessages;
-import dev.sluice.server.metrics.ThrottledLog;
+import dev.sluice.internal.log.ThrottledLog;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import org.slf4j.Logger;

@@ -48,7 +48,7 @@ import dev.sluice.server.StoreHealth;
 import dev.sluice.server.FatalErrors;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
-import dev.sluice.server.metrics.ThrottledLog;
+import dev.sluice.internal.log.ThrottledLog;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.compression.DecompressionException;

@@ -1,5 +1,6 @@
 package dev.sluice.server.metrics;
 
+import dev.sluice.internal.log.ThrottledLog;
 import dev.sluice.Decision;
 import dev.sluice.DecisionListener;
 import dev.sluice.ItemDecision;

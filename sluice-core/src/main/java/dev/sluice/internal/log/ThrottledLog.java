@@ -1,4 +1,4 @@
-package dev.sluice.server.metrics;
+package dev.sluice.internal.log;
 
 import dev.sluice.Ticker;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.sluice.server.metrics;
+package dev.sluice.internal.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
