@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntToLongFunction;
 import org.junit.jupiter.api.Assumptions;
@@ -105,12 +106,17 @@ public abstract class ConcurrencyConformanceTest extends StoreConformance {
     Window window = Window.perMillis(100, 20);
     Rule rule = rule("clock").algorithm(algorithm).window(window).build();
     RateLimiter limiter = limiter(rule);
+    // At least 250 ms, and on a slow or loaded machine on until a window's limit of hot admissions
+    // has been seen (at most 10 s): the bound is checked over whatever ran.
     long end = clock.nowMicros() + 250_000;
+    long latest = end + 10_000_000;
+    AtomicInteger seen = new AtomicInteger();
     ConcurrentLinkedQueue<long[]> hot = new ConcurrentLinkedQueue<>();
     Threads.runAll(THREADS, Duration.ofSeconds(60), thread -> {
       List<long[]> mine = new ArrayList<>();
       ThreadLocalRandom random = ThreadLocalRandom.current();
-      while (clock.nowMicros() < end) {
+      for (long now = clock.nowMicros(); now < end || seen.get() < window.limit() && now < latest;
+          now = clock.nowMicros()) {
         boolean isHot = random.nextBoolean();
         String key = isHot ? "hot" : "k" + random.nextInt(1000);
         long before = clock.nowMicros();
@@ -118,13 +124,14 @@ public abstract class ConcurrencyConformanceTest extends StoreConformance {
         long after = clock.nowMicros();
         if (isHot && d.allowed()) {
           mine.add(new long[] {before, after});
+          seen.incrementAndGet();
         }
       }
       hot.addAll(mine);
     });
     List<long[]> admitted = new ArrayList<>(hot);
     admitted.sort(Comparator.comparingLong(a -> a[0]));
-    assertThat(admitted.size()).as("admissions in 250 ms").isGreaterThanOrEqualTo((int) window.limit());
+    assertThat(admitted.size()).as("hot admissions seen").isGreaterThanOrEqualTo((int) window.limit());
     long p = window.periodMicros();
     long l = window.limit();
     for (int i = 0; i < admitted.size(); i++) {

@@ -10,7 +10,7 @@ import dev.sluice.testkit.SentinelGroup;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The core conformance suite, unchanged, on a Redis 7 master, replica and three Sentinels. */
+/** The core conformance suite, unchanged, on a Redis 7 master, replica and three Sentinels: limiters on one group included. */
 class RedisSentinelConformanceTest {
   @RegisterExtension
   static final RedisExtension<SentinelGroup> redis = RedisExtension.sentinel(Flavor.REDIS);
@@ -40,6 +40,14 @@ class RedisSentinelConformanceTest {
     @Override
     protected Store newStore() {
       return sharedStore();
+    }
+  }
+
+  @Nested
+  class Concurrency extends RedisConcurrencyConformance {
+    @Override
+    String uri() {
+      return redis.get().uri();
     }
   }
 }
