@@ -234,6 +234,10 @@ final class MemoryLeaseBoard implements LeaseBoard {
     if (n == 0 || n > MAX_INSTANCE_BYTES) {
       throw new IllegalArgumentException("an instance id is 1 to " + MAX_INSTANCE_BYTES + " bytes, was " + n);
     }
+    // Reserved on every store alike: Redis keeps the last publish's record under that field.
+    if (instance.equals("@")) {
+      throw new IllegalArgumentException("the instance id \"@\" is reserved (the sizes' publish record)");
+    }
   }
 
   private static void checkEntry(byte[] data, String what) {
