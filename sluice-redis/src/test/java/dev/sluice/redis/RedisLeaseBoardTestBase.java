@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.conformance.LeaseBoardContract;
 import dev.sluice.spi.LeaseBoard;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeEach;
@@ -110,6 +111,65 @@ abstract class RedisLeaseBoardTestBase extends LeaseBoardContract {
   void theReservedIdIsRefused() {
     assertThatThrownBy(() -> join(board().report("@", new byte[0], LONG))).rootCause()
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"@\" is reserved");
+  }
+
+  /**
+   * Threads campaigning with short terms and publishing with their own tokens, stale ones and
+   * others', on the server's clock: each token won by one instance, each term begun after the one
+   * before ended (by the times the server answered), each accepted publish its token's winner's.
+   */
+  @Test
+  void neverTwoLeadersNorAPublishFromANonLeader() throws Exception {
+    LeaseBoard board = board();
+    java.util.Queue<LeaseBoard.Leader> campaigns = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    java.util.Queue<String> accepted = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    java.util.Set<Long> tokens = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    List<java.util.concurrent.CompletableFuture<Void>> runs = new java.util.ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      java.util.Random r = new java.util.Random(t);
+      int thread = t;
+      runs.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+        for (int step = 0; step < 150; step++) {
+          String id = "t" + thread + "i" + r.nextInt(2);
+          if (r.nextBoolean()) {
+            // A term of its own per instance, so that the latest end seen is its term's end.
+            LeaseBoard.Leader l = join(board.campaign(id, 2 + Math.floorMod(id.hashCode(), 20)));
+            campaigns.add(l);
+            tokens.add(l.token());
+          } else {
+            long token = tokens.stream().skip(r.nextInt(Math.max(1, tokens.size()))).findFirst().orElse(1L);
+            if (join(board.publish(id, token, Map.of("x", bytes(id)), LONG))) {
+              accepted.add(id + "/" + token);
+            }
+          }
+        }
+      }));
+    }
+    for (var run : runs) {
+      run.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    Map<Long, String> holder = new java.util.TreeMap<>();
+    Map<Long, Long> first = new java.util.HashMap<>();
+    Map<Long, Long> lastUntil = new java.util.HashMap<>();
+    for (LeaseBoard.Leader l : campaigns) {
+      String before = holder.putIfAbsent(l.token(), l.instance());
+      assertThat(before == null || before.equals(l.instance())).as("token %d held by one instance", l.token()).isTrue();
+      first.merge(l.token(), l.nowMillis(), Math::min);
+      lastUntil.merge(l.token(), l.untilMillis(), Math::max);
+    }
+    Long previous = null;
+    for (long token : holder.keySet()) {
+      if (previous != null) {
+        assertThat(first.get(token)).as("token %d began before token %d's term ended", token, previous)
+            .isGreaterThanOrEqualTo(lastUntil.get(previous));
+      }
+      previous = token;
+    }
+    assertThat(holder.size()).as("leaders replaced one another").isGreaterThan(1);
+    for (String a : accepted) {
+      String[] p = a.split("/");
+      assertThat(holder.get(Long.parseLong(p[1]))).as("publish accepted from %s", a).isEqualTo(p[0]);
+    }
   }
 
   /** Many reports, more than one HSCAN page: all read, and no more than the bytes asked. */
