@@ -25,6 +25,8 @@ import java.util.concurrent.CompletionStage;
 final class MemoryLeaseBoard implements LeaseBoard {
   /** Instances kept at most, by default: a fleet larger than this does not share one store. */
   static final int MAX_INSTANCES = 10_000;
+  /** The longest term or ttl, ms. */
+  static final long MAX_MILLIS = 86_400_000;
   /** The longest instance id, as a heartbeat's. */
   static final int MAX_INSTANCE_BYTES = 256;
   /** An entry's bytes besides its id and data: map entry, record, array header, expiry index. */
@@ -248,8 +250,9 @@ final class MemoryLeaseBoard implements LeaseBoard {
   }
 
   private static void checkMillis(long millis, String what) {
-    if (millis < 1) {
-      throw new IllegalArgumentException("the " + what + " must be >= 1 ms, was " + millis);
+    // A day at most: far above any lease length, and the store's times stay exact.
+    if (millis < 1 || millis > MAX_MILLIS) {
+      throw new IllegalArgumentException("the " + what + " must be 1 to " + MAX_MILLIS + " ms (a day), was " + millis);
     }
   }
 

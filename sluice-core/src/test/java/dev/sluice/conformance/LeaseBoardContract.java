@@ -193,4 +193,19 @@ public abstract class LeaseBoardContract {
     // At the limit exactly: kept.
     assertThat(join(board.report("a", new byte[LeaseBoard.MAX_ENTRY_BYTES], LONG)).instances()).isEqualTo(2);
   }
+
+  @Test
+  void badArgumentsAreRefusedNamingThem() {
+    LeaseBoard board = board();
+    assertThatThrownBy(() -> join(board.campaign("", LONG))).rootCause()
+        .hasMessageContaining("an instance id is 1 to 256 bytes, was 0");
+    assertThatThrownBy(() -> join(board.campaign("a", 0))).rootCause()
+        .hasMessageContaining("the term must be 1 to 86400000 ms (a day), was 0");
+    assertThatThrownBy(() -> join(board.report("a", new byte[1], -5))).rootCause()
+        .hasMessageContaining("the report ttl must be 1 to 86400000 ms (a day), was -5");
+    assertThatThrownBy(() -> join(board.publish("a", 1, java.util.Map.of(), Long.MAX_VALUE))).rootCause()
+        .hasMessageContaining("the sizes ttl must be 1 to 86400000 ms (a day), was " + Long.MAX_VALUE);
+    assertThatThrownBy(() -> join(board.report("@", new byte[1], 10))).rootCause()
+        .hasMessageContaining("\"@\" is reserved");
+  }
 }

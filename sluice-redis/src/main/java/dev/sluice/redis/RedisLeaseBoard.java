@@ -27,6 +27,8 @@ import java.util.concurrent.ExecutionException;
  */
 final class RedisLeaseBoard implements LeaseBoard {
   static final int MAX_INSTANCES = 10_000;
+  /** The longest term or ttl, ms. */
+  static final long MAX_MILLIS = 86_400_000;
   /** The longest instance id, as a heartbeat's. */
   static final int MAX_INSTANCE_BYTES = RedisPolicyStore.MAX_INSTANCE_BYTES;
   /** {@link #reports} reads at most this many pages: ten thousand reports in pages of about 64, twice over. */
@@ -207,8 +209,9 @@ final class RedisLeaseBoard implements LeaseBoard {
   }
 
   private static void checkMillis(long millis, String what) {
-    if (millis < 1) {
-      throw new IllegalArgumentException("the " + what + " must be >= 1 ms, was " + millis);
+    // A day at most: far above any lease length, and the store's times stay exact.
+    if (millis < 1 || millis > MAX_MILLIS) {
+      throw new IllegalArgumentException("the " + what + " must be 1 to " + MAX_MILLIS + " ms (a day), was " + millis);
     }
   }
 
