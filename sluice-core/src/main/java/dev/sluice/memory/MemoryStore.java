@@ -11,6 +11,7 @@ import dev.sluice.algorithm.KeyState;
 import dev.sluice.spi.BanCounts;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.LeaseBoard;
 import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.ResolvedItem;
@@ -86,6 +87,9 @@ public final class MemoryStore implements Store {
   private final Decisions decisions;
   /** Live limits, bans and lists of this store, on its ticker; made by the first {@link #policies()}. */
   private volatile MemoryPolicyStore policies;
+  /** The leader record, reports and sizes of leased mode, on its ticker; made by the first {@link #leaseBoard()}. */
+  private volatile MemoryLeaseBoard board;
+  private final Object boardLock = new Object();
 
   private MemoryStore(Builder b) {
     this.ticker = b.ticker;
@@ -305,6 +309,26 @@ public final class MemoryStore implements Store {
   @Override
   public Optional<Membership> membership() {
     return Optional.of(policies());
+  }
+
+  /**
+   * The leader record, usage reports and published sizes of leased mode, on this store's ticker:
+   * at most 10,000 instances, and a sixteenth of the store's bytes (bounds of their own, beside
+   * the keys').
+   */
+  @Override
+  public Optional<LeaseBoard> leaseBoard() {
+    MemoryLeaseBoard b = board;
+    if (b == null) {
+      synchronized (boardLock) {
+        b = board;
+        if (b == null) {
+          b = new MemoryLeaseBoard(ticker, MemoryLeaseBoard.MAX_INSTANCES, Math.max(1, budget.maxBytes() / 16));
+          board = b;
+        }
+      }
+    }
+    return Optional.of(b);
   }
 
   /** The policies this store keeps: its records, denial sketches and membership. */

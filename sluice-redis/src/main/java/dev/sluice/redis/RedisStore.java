@@ -7,6 +7,7 @@ import dev.sluice.RuleSet;
 import dev.sluice.Window;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.LeaseBoard;
 import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.ResolvedItem;
@@ -61,6 +62,7 @@ public final class RedisStore implements Store {
   private final Coalescer coalescer;
   private final String prefix;
   private final KeyNames names;
+  private final RedisLeaseBoard board;
   private final StateSiblings siblings;
   private final long slackMillis;
   private final Map<Rule, Integer> fingerprints = new ConcurrentHashMap<>();
@@ -92,6 +94,7 @@ public final class RedisStore implements Store {
     this.siblings = new StateSiblings(link, names);
     this.policies = new RedisPolicyStore(link, b.prefix, siblings, RedisPolicyStore.LOG_SIZE,
         RedisPolicyStore.MAX_CHANGES, b.policyRecords);
+    this.board = new RedisLeaseBoard(link, b.prefix);
   }
 
   /**
@@ -323,6 +326,15 @@ public final class RedisStore implements Store {
   @Override
   public Optional<Membership> membership() {
     return Optional.of(policies);
+  }
+
+  /**
+   * The leader record, usage reports and sizes of leased mode under {@code <prefix>{leases}:…};
+   * see {@code docs/redis-internals.md}, "Leases".
+   */
+  @Override
+  public Optional<LeaseBoard> leaseBoard() {
+    return Optional.of(board);
   }
 
   /** The decisions of a one-call reply (or its failure, as the limiter tells outages from errors). */
