@@ -34,7 +34,8 @@ class PublicApiTest {
     assertThat(CORE.descriptor().exports()).map(Exports::toString).containsExactlyInAnyOrder(
         "dev.sluice", "dev.sluice.policy", "dev.sluice.spi", "dev.sluice.memory", "dev.sluice.config",
         "dev.sluice.config.yaml to [dev.sluice.server]", "dev.sluice.algorithm to [dev.sluice.redis]",
-        "dev.sluice.internal.policy to [dev.sluice.redis]");
+        "dev.sluice.internal.policy to [dev.sluice.redis]",
+        "dev.sluice.internal.log to [dev.sluice.server, dev.sluice.redis]");
     assertThat(CORE.descriptor().packages()).contains("dev.sluice.internal");
   }
 }
