@@ -1,6 +1,5 @@
 package dev.sluice.memory;
 
-import dev.sluice.Algorithm;
 import dev.sluice.ItemDecision;
 import dev.sluice.Ticker;
 import dev.sluice.algorithm.Eval;
@@ -27,30 +26,10 @@ final class MemoryGrants implements Grants {
     this.decisions = decisions;
   }
 
-  /** Refuses what no take may ask: a non-positive count, an algorithm whose units cannot be leased. */
-  static void checkTake(ResolvedItem item, long units) {
-    if (units <= 0) {
-      throw new IllegalArgumentException("units to take for rule " + item.rule().name() + " must be positive, got "
-          + units);
-    }
-    if (item.rule().algorithm() == Algorithm.LEAKY_BUCKET) {
-      throw new IllegalArgumentException("rule " + item.rule().name()
-          + " is a leaky_bucket: its units cannot be leased (use token_bucket for a smooth rate)");
-    }
-  }
-
-  /** Refuses a give-back of a count outside 1 ≤ units ≤ the grant's. */
-  static void checkGiveBack(ResolvedItem item, Grant grant, long units) {
-    if (units <= 0 || units > grant.units()) {
-      throw new IllegalArgumentException("units to give back for rule " + item.rule().name() + " must be 1 to "
-          + grant.units() + ", the grant's, got " + units);
-    }
-  }
-
   @Override
   public CompletionStage<Grant> take(ResolvedItem item, long units) {
     try {
-      checkTake(item, units);
+      Grants.checkTake(item, units);
       return CompletableFuture.completedFuture(takeNow(item, units));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
@@ -99,7 +78,7 @@ final class MemoryGrants implements Grants {
   @Override
   public CompletionStage<Void> giveBack(ResolvedItem item, Grant grant, long units) {
     try {
-      checkGiveBack(item, grant, units);
+      Grants.checkGiveBack(item, grant, units);
       if (grant.undo() != null) {
         refund(item, units, grant.undo());
       }
