@@ -375,9 +375,12 @@ public abstract class KeyState {
    * the key's latest time (a give-back is not a decision and moves no clock). Called under the
    * lock, on a state counting by the commit's windows.
    *
-   * @throws UnsupportedOperationException for an algorithm whose units cannot be given back
+   * @throws UnsupportedOperationException for an algorithm whose units cannot be given back (the
+   *     default: leaky_bucket, which leased mode refuses)
    */
-  public abstract void refund(long units, Object undo);
+  public void refund(long units, Object undo) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " units are not given back");
+  }
 
   /** Consumes {@code cost} at {@code now}; called only after {@link #evaluate} said it fits. */
   public abstract void commit(long now, long cost, Eval e);

@@ -54,12 +54,6 @@ public final class LeakyBucket extends KeyState {
     }
   }
 
-  /** Leased mode refuses leaky_bucket: a take is never committed, so nothing is given back. */
-  @Override
-  public void refund(long units, Object undo) {
-    throw new UnsupportedOperationException("leaky_bucket units are not given back");
-  }
-
   @Override
   public void commit(long now, long cost, Eval e) {
     if (cost == 0) {

@@ -88,8 +88,8 @@ public final class TokenBucket extends KeyState {
 
   /**
    * Each TAT moves back by units·T, but never below what the admissions since the commit alone
-   * left (they raised it by delta): a give-back never lets more through than the limit allows. A
-   * TAT at or before the key's latest time acts as that time.
+   * left (they raised it by delta): a give-back never lets more through than the limit allows; nor
+   * later than it stands. A TAT at or before the key's latest time acts as that time.
    */
   @Override
   public void refund(long units, Object undo) {
@@ -101,7 +101,9 @@ public final class TokenBucket extends KeyState {
       long delta = tat[i] - after[i];
       long back = tat[i] - units * interval[i];
       // delta < 0: other give-backs came first; this one's units are still in the TAT.
-      tat[i] = Math.max(back, delta >= 0 ? lastSeen + delta : lastSeen);
+      // Admissions after the grant had drained raised the TAT by more than their units (delta
+      // spans the idle time too): a give-back never moves the TAT later.
+      tat[i] = Math.min(tat[i], Math.max(back, delta >= 0 ? lastSeen + delta : lastSeen));
     }
   }
 

@@ -204,8 +204,8 @@ do
   --
   -- The reservation's units are the block that `seq after` points at; units admitted since sit
   -- newer than it and are moved c slots older, closing the gap. If the ring was full, units were
-  -- pushed out meanwhile: when only the reservation pushed any, they are put back exactly from
-  -- the undo record; when later commits pushed more, the ones they pushed are unknown, so the
+  -- pushed out meanwhile: when only the reservation pushed any, the newest c of them are put back
+  -- exactly from the undo record (a give-back of part of a take frees only c slots); when later commits pushed more, the ones they pushed are unknown, so the
   -- freed slots take the oldest remaining unit's time instead — no earlier than the lost ones,
   -- so the log may over-count for a while (a false deny), never under-count. If the block is not
   -- found where expected (the key was reset or rewritten), nothing is taken back.
@@ -231,9 +231,10 @@ do
     state.seq = state.seq - cost
     local fill = ''
     if drops == pushed_out then
+      -- Only the c slots taken back are free: the newest c of the units pushed out go back.
       local parts = {}
-      for k = 1, pushed_out do
-        parts[k] = struct.pack(state.fmt, math.max(0, undo[4 + k] - state.base))
+      for k = math.max(1, pushed_out - cost + 1), pushed_out do
+        parts[#parts + 1] = struct.pack(state.fmt, math.max(0, undo[4 + k] - state.base))
       end
       fill = table.concat(parts)
     elseif drops > 0 and was_full then
