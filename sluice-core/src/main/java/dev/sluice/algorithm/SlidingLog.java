@@ -160,10 +160,9 @@ public final class SlidingLog extends KeyState {
    * Takes the newest {@code units} of the commit's block (all stamped with its time) out of the
    * log, as {@code sliding_log_large.lua}'s refund does: units committed since move older to
    * close the gap. Units the commit overwrote lie outside every window (a commit overwrites only
-   * such); when no later commit overwrote others, the newest of them, at most {@code units}, are
-   * put back exactly. When later commits overwrote more of a full ring, the freed slots take the
-   * oldest held unit's time, as the Redis log does: a false deny at worst. A block no longer where
-   * the undo record says (the key was forgotten or rewritten) is left alone.
+   * such, and windows only move on); when no later commit overwrote others, the newest of them, at
+   * most {@code units}, are put back exactly, else none. A block no longer where the undo record
+   * says (the key was forgotten or rewritten) is left alone.
    */
   @Override
   public void refund(long units, Object undo) {
@@ -177,7 +176,6 @@ public final class SlidingLog extends KeyState {
         return;
       }
     }
-    boolean wasFull = size == ring.length;
     long drops = (seq - size) - u.droppedBefore();
     int n = size;
     long[] units0 = new long[n]; // oldest first
@@ -190,10 +188,6 @@ public final class SlidingLog extends KeyState {
     if (drops == pushed.length) {
       int m = (int) Math.min(units, pushed.length);
       fill = java.util.Arrays.copyOfRange(pushed, pushed.length - m, pushed.length);
-    } else if (drops > 0 && wasFull) {
-      long oldest = keep > 0 ? units0[0] : newer > 0 ? units0[(int) (n - newer)] : u.t();
-      fill = new long[(int) Math.min(units, drops)];
-      java.util.Arrays.fill(fill, oldest);
     } else {
       fill = new long[0];
     }

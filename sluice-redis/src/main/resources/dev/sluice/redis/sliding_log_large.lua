@@ -205,10 +205,12 @@ do
   -- The reservation's units are the block that `seq after` points at; units admitted since sit
   -- newer than it and are moved c slots older, closing the gap. If the ring was full, units were
   -- pushed out meanwhile: when only the reservation pushed any, the newest c of them are put back
-  -- exactly from the undo record (a give-back of part of a take frees only c slots); when later commits pushed more, the ones they pushed are unknown, so the
-  -- freed slots take the oldest remaining unit's time instead — no earlier than the lost ones,
-  -- so the log may over-count for a while (a false deny), never under-count. If the block is not
-  -- found where expected (the key was reset or rewritten), nothing is taken back.
+  -- exactly from the undo record (a give-back of part of a take frees only c slots); when later
+  -- commits pushed more, the ones they pushed are unknown, and nothing stands in for them: a
+  -- commit pushes out only units that have left every window (the ring grows otherwise, and a
+  -- full-size ring's oldest units have left every window once the cost fits), and windows only
+  -- move on, so no window would count them again. If the block is not found where expected (the
+  -- key was reset or rewritten), nothing is taken back.
   local function refund(call, key, it, undo)
     local state = load(call, key, it, nil)
     if not state.present then
@@ -223,7 +225,6 @@ do
     if log_read(state, state.head - newer - cost, cost) ~= string.rep(struct.pack(state.fmt, t - state.base), cost) then
       return
     end
-    local was_full = state.size == state.len
     local drops = (state.seq - state.size) - dropped_before
     log_write(call, state, state.head - newer - cost, log_read(state, state.head - newer, newer))
     state.head = (state.head - cost) % state.len
@@ -237,12 +238,6 @@ do
         parts[#parts + 1] = struct.pack(state.fmt, math.max(0, undo[4 + k] - state.base))
       end
       fill = table.concat(parts)
-    elseif drops > 0 and was_full then
-      local oldest = t
-      if state.size > 0 then
-        oldest = log_recent(state, state.size)
-      end
-      fill = string.rep(struct.pack(state.fmt, oldest - state.base), math.min(cost, drops))
     end
     local refilled = #fill / state.W
     log_write(call, state, state.head - state.size - refilled, fill)
