@@ -73,6 +73,8 @@ class GrantsDifferentialProperties {
         // A log of 5 units is full at once: takes overwrite units that have left its windows.
         Rule.builder("log" + s).algorithm(Algorithm.SLIDING_LOG).window(5, Duration.ofSeconds(3))
             .window(4, Duration.ofSeconds(5)).build(),
+        // Units leave a one-second log between most steps: takes often overwrite a full ring.
+        Rule.builder("short" + s).algorithm(Algorithm.SLIDING_LOG).window(5, Duration.ofSeconds(1)).build(),
         Rule.builder("bucket" + s).algorithm(Algorithm.TOKEN_BUCKET).window(4, Duration.ofSeconds(2))
             .window(7, Duration.ofSeconds(6)).build());
   }
@@ -80,7 +82,7 @@ class GrantsDifferentialProperties {
   @Provide
   Arbitrary<List<Step>> traces() {
     Arbitrary<Step> step = Combinators.combine(Arbitraries.longs().between(0, 1200),
-        Arbitraries.integers().between(0, 2), Arbitraries.integers().between(0, 3),
+        Arbitraries.integers().between(0, 2), Arbitraries.integers().between(0, 4),
         Arbitraries.integers().between(0, 1), Arbitraries.integers().between(1, 8),
         Arbitraries.integers().between(0, 99)).as(Step::new);
     return step.list().ofMinSize(1).ofMaxSize(50);
