@@ -143,6 +143,13 @@ public final class SlidingLog extends KeyState {
     seq += cost;
   }
 
+  /**
+   * The most units committed since a take that a give-back moves per unit given back: past that
+   * the move costs more than the units are worth, and they stay counted until the window forgets
+   * them (a false deny at worst). The Redis log's refund has the same bound.
+   */
+  static final long GIVE_BACK_MOVES = 64;
+
   /** What {@link #refund} reads: the commit's time and where its block ends; the units it overwrites. */
   record Undo(long t, long seqAfter, long droppedBefore, long[] pushedOut) {}
 
@@ -162,13 +169,14 @@ public final class SlidingLog extends KeyState {
    * close the gap. Units the commit overwrote lie outside every window (a commit overwrites only
    * such, and windows only move on); when no later commit overwrote others, the newest of them, at
    * most {@code units}, are put back exactly, else none. A block no longer where the undo record
-   * says (the key was forgotten or rewritten) is left alone.
+   * says (the key was forgotten or rewritten), or behind more than {@link #GIVE_BACK_MOVES} units
+   * per unit given back, is left alone.
    */
   @Override
   public void refund(long units, Object undo) {
     Undo u = (Undo) undo;
     long newer = seq - u.seqAfter();
-    if (newer < 0 || newer + units > size) {
+    if (newer < 0 || newer + units > size || newer > GIVE_BACK_MOVES * units) {
       return;
     }
     for (long k = newer + 1; k <= newer + units; k++) {

@@ -211,6 +211,8 @@ do
   -- full-size ring's oldest units have left every window once the cost fits), and windows only
   -- move on, so no window would count them again. If the block is not found where expected (the
   -- key was reset or rewritten), nothing is taken back.
+  local GIVE_BACK_MOVES = 64
+
   local function refund(call, key, it, undo)
     local state = load(call, key, it, nil)
     if not state.present then
@@ -219,7 +221,9 @@ do
     local t, seq_after, dropped_before, pushed_out = undo[1], undo[2], undo[3], undo[4]
     local cost = it.cost
     local newer = state.seq - seq_after
-    if newer < 0 or newer + cost > state.size or t < state.base then
+    -- Past 64 later units per unit given back, the move costs more than the units are worth: they
+    -- stay counted until the window forgets them (a false deny at worst).
+    if newer < 0 or newer + cost > state.size or t < state.base or newer > GIVE_BACK_MOVES * cost then
       return
     end
     if log_read(state, state.head - newer - cost, cost) ~= string.rep(struct.pack(state.fmt, t - state.base), cost) then

@@ -142,6 +142,21 @@ abstract class GrantsContract {
   }
 
   @Test
+  void aSlidingLogGiveBackBehindMoreThan64LaterUnitsPerUnitIsSkipped() {
+    Rule rule = Rule.builder(unique("grants.long")).algorithm(Algorithm.SLIDING_LOG)
+        .window(200, Duration.ofSeconds(10)).build();
+    for (int later : new int[] {64, 65}) {
+      ResolvedItem it = new ResolvedItem(rule, "k" + later, 1, rule.windows());
+      Grant g = take(it, 1, T0);
+      assertThat(decide(cost(it, later), T0 + 1).allowed()).isTrue();
+      giveBack(it, g, 1);
+      long held = later + (later <= 64 ? 0 : 1);
+      assertThat(decide(cost(it, 0), T0 + 2).windows().get(0).remaining()).as("%d later units", later)
+          .isEqualTo(200 - held);
+    }
+  }
+
+  @Test
   void aLeakyBucketIsNotLeased() {
     ResolvedItem it = item(Algorithm.LEAKY_BUCKET, 1);
     assertThatThrownBy(() -> grants().take(it, 3).toCompletableFuture().join())
