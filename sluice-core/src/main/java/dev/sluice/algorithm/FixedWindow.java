@@ -44,6 +44,18 @@ public final class FixedWindow extends KeyState {
     }
   }
 
+  /** The units come off every window still the one the commit counted in (undo: its time). */
+  @Override
+  public void refund(long units, Object undo) {
+    long t = (Long) undo;
+    for (int i = 0; i < limits.length; i++) {
+      long w = Math.floorDiv(t, periods[i]);
+      if (Math.floorDiv(lastSeen, periods[i]) == w && index[i] == w) {
+        count[i] = Math.max(0, count[i] - units);
+      }
+    }
+  }
+
   @Override
   void carry(KeyState old, int[] match, long t0) {
     FixedWindow o = (FixedWindow) old;

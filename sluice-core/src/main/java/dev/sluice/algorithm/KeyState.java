@@ -331,6 +331,57 @@ public abstract class KeyState {
    */
   abstract void evaluate(long now, long cost, Eval e);
 
+  /**
+   * The most whole units, up to {@code units}, that fit every window at {@code now}: what a take
+   * of leased mode commits. Each leasable algorithm's {@link #remaining} is exactly the largest
+   * cost its evaluation admits; the evaluation has the last word all the same (a binary search
+   * below the remaining if it disagreed), so a take never commits what a decision would deny.
+   * Leaves this state's scratch space evaluated for the answer (or for one unit when it is 0).
+   */
+  public final long fit(long now, long units) {
+    long g = units;
+    for (int i = 0; i < limits.length; i++) {
+      g = Math.min(g, remaining(now, i));
+    }
+    if (g > 0 && !evaluate(now, g).fits) {
+      long lo = 0;
+      long hi = g - 1;
+      while (lo < hi) {
+        long mid = (lo + hi + 1) >>> 1;
+        if (evaluate(now, mid).fits) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      g = lo;
+    }
+    g = Math.max(0, g);
+    evaluate(now, Math.max(1, g));
+    return g;
+  }
+
+  /**
+   * What {@link #refund} needs to take back a commit of {@code cost} at {@code now}; called under
+   * the lock after the room for it was made and before {@link #commit}.
+   */
+  public Object undoFor(long now, long cost) {
+    return now;
+  }
+
+  /**
+   * Takes back {@code units} of a commit described by {@code undo} ({@link #undoFor}), as the Redis
+   * store's refund of the same algorithm does: as far as the state still holds them, judged on
+   * the key's latest time (a give-back is not a decision and moves no clock). Called under the
+   * lock, on a state counting by the commit's windows.
+   *
+   * @throws UnsupportedOperationException for an algorithm whose units cannot be given back (the
+   *     default: leaky_bucket, which leased mode refuses)
+   */
+  public void refund(long units, Object undo) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " units are not given back");
+  }
+
   /** Consumes {@code cost} at {@code now}; called only after {@link #evaluate} said it fits. */
   public abstract void commit(long now, long cost, Eval e);
 

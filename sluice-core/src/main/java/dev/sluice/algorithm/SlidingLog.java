@@ -20,14 +20,16 @@ import java.util.List;
  * reads into a log {@link #holding} its units to report on it.
  */
 public final class SlidingLog extends KeyState {
-  /** capacity, head, size; ring. */
-  private static final long FIELDS = 3 * 4 + Heap.REF;
+  /** capacity, head, size; seq; ring. */
+  private static final long FIELDS = 3 * 4 + 8 + Heap.REF;
   private static final int INITIAL = 8;
 
   private final int capacity;
   private long[] ring;
   private int head; // next write position
   private int size;
+  /** Units ever committed, less those given back: seq − size were overwritten. */
+  private long seq;
 
   /** The largest limit of a window in the memory store: the log is one array. */
   static final long MAX_LIMIT = Integer.MAX_VALUE - 8;
@@ -138,6 +140,79 @@ public final class SlidingLog extends KeyState {
         size++;
       }
     }
+    seq += cost;
+  }
+
+  /**
+   * The most units committed since a take that a give-back moves per unit given back: past that
+   * the move costs more than the units are worth, and they stay counted until the window forgets
+   * them (a false deny at worst). The Redis log's refund has the same bound.
+   */
+  static final long GIVE_BACK_MOVES = 64;
+
+  /** What {@link #refund} reads: the commit's time and where its block ends; the units it overwrites. */
+  record Undo(long t, long seqAfter, long droppedBefore, long[] pushedOut) {}
+
+  @Override
+  public Object undoFor(long now, long cost) {
+    int pushed = (int) Math.max(0, size + cost - ring.length);
+    long[] out = new long[pushed];
+    for (int k = 0; k < pushed; k++) {
+      out[k] = recent(size - k); // oldest first
+    }
+    return new Undo(now, seq + cost, seq - size, out);
+  }
+
+  /**
+   * Takes the newest {@code units} of the commit's block (all stamped with its time) out of the
+   * log, as {@code sliding_log_large.lua}'s refund does: units committed since move older to
+   * close the gap. Units the commit overwrote lie outside every window (a commit overwrites only
+   * such, and windows only move on); when no later commit overwrote others, the newest of them, at
+   * most {@code units}, are put back exactly, else none. A block no longer where the undo record
+   * says (the key was forgotten or rewritten), or behind more than {@link #GIVE_BACK_MOVES} units
+   * per unit given back, is left alone.
+   */
+  @Override
+  public void refund(long units, Object undo) {
+    Undo u = (Undo) undo;
+    long newer = seq - u.seqAfter();
+    if (newer < 0 || newer + units > size || newer > GIVE_BACK_MOVES * units) {
+      return;
+    }
+    for (long k = newer + 1; k <= newer + units; k++) {
+      if (recent((int) k) != u.t()) {
+        return;
+      }
+    }
+    long drops = (seq - size) - u.droppedBefore();
+    int n = size;
+    long[] units0 = new long[n]; // oldest first
+    for (int k = n; k >= 1; k--) {
+      units0[n - k] = recent(k);
+    }
+    int keep = (int) (n - newer - units);
+    long[] fill;
+    long[] pushed = u.pushedOut();
+    if (drops == pushed.length) {
+      int m = (int) Math.min(units, pushed.length);
+      fill = java.util.Arrays.copyOfRange(pushed, pushed.length - m, pushed.length);
+    } else {
+      fill = new long[0];
+    }
+    int next = fill.length + keep + (int) newer;
+    int at = 0;
+    for (long f : fill) {
+      ring[at++] = f;
+    }
+    for (int k = 0; k < keep; k++) {
+      ring[at++] = units0[k];
+    }
+    for (int k = 0; k < newer; k++) {
+      ring[at++] = units0[(int) (n - newer + k)];
+    }
+    size = next;
+    head = next == ring.length ? 0 : next;
+    seq -= units;
   }
 
   /**
@@ -252,6 +327,7 @@ public final class SlidingLog extends KeyState {
     ring = next;
     size = kept;
     head = kept == next.length ? 0 : kept;
+    seq = o.seq;
   }
 
   @Override
@@ -282,6 +358,7 @@ public final class SlidingLog extends KeyState {
     s.ring = units;
     s.head = 0;
     s.size = units.length;
+    s.seq = units.length;
     return s;
   }
 }

@@ -101,6 +101,19 @@ public final class SlidingWindow extends KeyState {
     }
   }
 
+  /** The units come out of the sub-bucket the commit went into, while it is in its slot (undo: its time). */
+  @Override
+  public void refund(long units, Object undo) {
+    long t = (Long) undo;
+    for (int i = 0; i < limits.length; i++) {
+      long j = Math.floorDiv(t, width[i]);
+      int at = slot(i, j);
+      if (slotIndex[at] == j) {
+        slotCount[at] = Math.max(0, slotCount[at] - units);
+      }
+    }
+  }
+
   /** A kept window has the same buckets (its period and the rule's precision are the same): copied. */
   @Override
   void carry(KeyState old, int[] match, long t0) {

@@ -76,6 +76,37 @@ public final class TokenBucket extends KeyState {
     }
   }
 
+  /** Each window's TAT right after the commit. */
+  @Override
+  public Object undoFor(long now, long cost) {
+    long[] after = new long[limits.length];
+    for (int i = 0; i < limits.length; i++) {
+      after[i] = Math.max(tat[i], now) + cost * interval[i];
+    }
+    return after;
+  }
+
+  /**
+   * Each TAT moves back by units·T, but never below what the admissions since the commit alone
+   * left (they raised it by delta): a give-back never lets more through than the limit allows; nor
+   * later than it stands. A TAT at or before the key's latest time acts as that time.
+   */
+  @Override
+  public void refund(long units, Object undo) {
+    long[] after = (long[]) undo;
+    for (int i = 0; i < limits.length; i++) {
+      if (tat[i] == Long.MIN_VALUE) {
+        continue; // nothing held: the key was forgotten since
+      }
+      long delta = tat[i] - after[i];
+      long back = tat[i] - units * interval[i];
+      // delta < 0: other give-backs came first; this one's units are still in the TAT.
+      // Admissions after the grant had drained raised the TAT by more than their units (delta
+      // spans the idle time too): a give-back never moves the TAT later.
+      tat[i] = Math.min(tat[i], Math.max(back, delta >= 0 ? lastSeen + delta : lastSeen));
+    }
+  }
+
   /**
    * Each kept window's backlog at {@code t0}, rescaled to its new interval. Not clamped to a full
    * bucket: a backlog beyond it denies until it has refilled below it, and a limit lowered and

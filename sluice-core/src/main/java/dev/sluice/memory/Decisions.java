@@ -77,7 +77,7 @@ final class Decisions {
    * it was, so that windows changed and changed back before any admission find it unchanged, and
    * the carry, made as of the key's latest time, gives the same state whenever it is made.
    */
-  private static KeyState view(Rule rule, KeyState s, List<Window> ws) {
+  static KeyState view(Rule rule, KeyState s, List<Window> ws) {
     if (s.countsBy(ws)) {
       return s;
     }
@@ -415,7 +415,7 @@ final class Decisions {
   }
 
   /** A new key without room: nothing is consumed; each window says when room may free up. */
-  private ItemDecision full(ResolvedItem item, long now) {
+  ItemDecision full(ResolvedItem item, long now) {
     keys.countFull(item.rule().name());
     long retry = keys.fullRetryMicros(item.rule(), item.key(), item.windows(), now);
     long retryMs = retry < 0 ? WindowState.NEVER : KeyState.ceilMillis(retry);

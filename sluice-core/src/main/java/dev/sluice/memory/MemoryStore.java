@@ -11,6 +11,7 @@ import dev.sluice.algorithm.KeyState;
 import dev.sluice.spi.BanCounts;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Grants;
 import dev.sluice.spi.LeaseBoard;
 import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyRecords;
@@ -85,6 +86,7 @@ public final class MemoryStore implements Store {
   private final Sides sides;
   private final KeyMap keys;
   private final Decisions decisions;
+  private final MemoryGrants grants;
   /** Live limits, bans and lists of this store, on its ticker; made by the first {@link #policies()}. */
   private volatile MemoryPolicyStore policies;
   /** The leader record, reports and sizes of leased mode, on its ticker; made by the first {@link #leaseBoard()}. */
@@ -97,6 +99,7 @@ public final class MemoryStore implements Store {
     this.sides = new Sides(ticker, budget);
     this.keys = new KeyMap(ticker, budget, b.automaticSweeps, sides);
     this.decisions = new Decisions(ticker, keys, sides);
+    this.grants = new MemoryGrants(ticker, keys, decisions);
   }
 
   /** The default byte budget: a quarter of the JVM's maximum heap ({@link Runtime#maxMemory()}). */
@@ -304,6 +307,11 @@ public final class MemoryStore implements Store {
   @Override
   public Optional<DenialSketches> sketches() {
     return Optional.of(policies());
+  }
+
+  @Override
+  public Optional<Grants> grants() {
+    return Optional.of(grants);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.sluice.spi;
 
+import dev.sluice.Algorithm;
 import dev.sluice.ItemDecision;
 import java.util.concurrent.CompletionStage;
 
@@ -32,6 +33,36 @@ public interface Grants {
    * fixed window that has ended frees nothing. Each grant is given back at most once.
    */
   CompletionStage<Void> giveBack(ResolvedItem item, Grant grant, long units);
+
+  /**
+   * Refuses what no take may ask, as every store's {@link #take} does: a count that is not
+   * positive, an algorithm whose units cannot be leased.
+   *
+   * @throws IllegalArgumentException naming the rule and what was wrong
+   */
+  static void checkTake(ResolvedItem item, long units) {
+    if (units <= 0) {
+      throw new IllegalArgumentException("units to take for rule " + item.rule().name() + " must be positive, got "
+          + units);
+    }
+    if (item.rule().algorithm() == Algorithm.LEAKY_BUCKET) {
+      throw new IllegalArgumentException("rule " + item.rule().name()
+          + " is a leaky_bucket: its units cannot be leased (use token_bucket for a smooth rate)");
+    }
+  }
+
+  /**
+   * Refuses a give-back of a count outside 1 ≤ units ≤ the grant's, as every store's
+   * {@link #giveBack} does.
+   *
+   * @throws IllegalArgumentException naming the rule and what was wrong
+   */
+  static void checkGiveBack(ResolvedItem item, Grant grant, long units) {
+    if (units <= 0 || units > grant.units()) {
+      throw new IllegalArgumentException("units to give back for rule " + item.rule().name() + " must be 1 to "
+          + grant.units() + ", the grant's, got " + units);
+    }
+  }
 
   /**
    * A take's answer.

@@ -7,6 +7,7 @@ import dev.sluice.RuleSet;
 import dev.sluice.Window;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.DenialSketches;
+import dev.sluice.spi.Grants;
 import dev.sluice.spi.LeaseBoard;
 import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyRecords;
@@ -75,6 +76,7 @@ public final class RedisStore implements Store {
   /** Per rule name added back after a removal: state last used before then is not its state. */
   private final Map<String, Fresh> freshAfter = new ConcurrentHashMap<>();
   private final RedisPolicyStore policies;
+  private final RedisGrants grants = new RedisGrants(this);
 
   /** {@code own}: the key's windows under its rule's definition when {@code windows} are others, else null. */
   private record ShapeKey(Rule rule, List<Window> windows, List<Window> own) {}
@@ -249,10 +251,11 @@ public final class RedisStore implements Store {
   }
 
   private static byte[] time(Batch batch) {
-    if (!batch.hasExplicitTime()) {
-      return STORE_CLOCK;
-    }
-    long t = batch.timeMicros();
+    return batch.hasExplicitTime() ? explicitTime(batch.timeMicros()) : STORE_CLOCK;
+  }
+
+  /** A script's explicit time argument: {@code t} µs since the epoch, within what the script represents. */
+  static byte[] explicitTime(long t) {
     if (t <= -ItemShape.MAX_TIME || t >= ItemShape.MAX_TIME) {
       throw new IllegalArgumentException("explicit time " + t + " µs is outside what the Redis store supports (±2^52 µs from the epoch)");
     }
@@ -321,6 +324,28 @@ public final class RedisStore implements Store {
   @Override
   public Optional<DenialSketches> sketches() {
     return Optional.of(policies);
+  }
+
+  @Override
+  public Optional<Grants> grants() {
+    return Optional.of(grants);
+  }
+
+  /**
+   * The key, and the script arguments after {@code mode} and {@code time}, of {@code item} alone
+   * (its undo record following it if not null): for {@link RedisGrants}.
+   */
+  byte[] keyOf(ResolvedItem item) {
+    return names.name(item.rule().name(), item.key());
+  }
+
+  byte[][] argsOf(byte[] mode, byte[] time, ResolvedItem item, List<?> undo) {
+    return args(mode, time, List.of(item), new ItemShape[] {shape(item)}, FIRST, undo == null ? null : List.of(undo));
+  }
+
+  /** Records the time a script decided at, as {@link #decide} does. */
+  void decided(long t, byte[] time) {
+    decidedAt(t, time);
   }
 
   @Override

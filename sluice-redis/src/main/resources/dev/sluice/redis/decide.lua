@@ -10,7 +10,10 @@
 --   'r' reserve: the same, for one shard of a Cluster request that spans shards; also returns
 --       the report as it would be without this commit and an undo record per committed item,
 --       so the caller can refund if another shard denies.
---   'u' refund: undo reservations.
+--   'u' refund: undo reservations; also leased mode's give-back, the item's cost set to the
+--       units given back.
+--   'l' take (leased mode): one item, args[2] its argument at cost 0 and args[3] the units
+--       asked; commits, as 'r' reserves, the most whole units that fit every window now (see take).
 --   'b' batch: several requests, each decided as by 'd', one after the other; the client sends
 --       one when decisions queue up behind calls in flight.
 --   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: the same
@@ -35,6 +38,7 @@
 -- ('r'): {report after, report before, undo record of item 1, ..., of item n}, each report a
 -- string as above (the time, then the request's numbers).
 -- ('u'): {number of items}.
+-- ('l'): {units granted, report after, undo record ({} when none), time decided at}.
 
 -- Mode 'b': requests decided one after the other, each all or nothing on its own, exactly as
 -- separate calls at the same time would be. args[2] holds each request's item count as one
@@ -71,6 +75,36 @@ local function decide_batch(call, keys, args)
   end
 end
 
+-- Mode 'l': the units that fit are the least remaining of the item's windows, read from a peek:
+-- each leasable algorithm's remaining is exactly the largest cost its evaluation admits (the
+-- memory store's KeyState.fit). The peek writes nothing (a converted value is put back); then the
+-- item, its argument's cost set to the fit, is reserved as mode 'r' reserves it, on a call of
+-- its own. With nothing to grant, one unit is reserved instead: denied, it commits nothing and
+-- its report is the denial of one unit.
+local function take(call, keys, args)
+  local peek = {}
+  evaluate_entries(call, keys, 0, args, 1, 1, peek, nil, nil)
+  local entry = peek[1]
+  report_entry(call, entry)
+  put_back(call, entry.state or entry)
+  local t = entry.state and entry.state.t or entry.t
+  local numbers = call.numbers
+  local fit = tonumber(args[3])
+  for i = 1, entry.it.n do
+    -- Window i's remaining follows the item's reason and wait (see report_entry).
+    local remaining = numbers[3 * i + 1]
+    if remaining < fit then fit = remaining end
+  end
+  if fit < 0 then fit = 0 end
+  local cost = string.format('%d', fit > 0 and fit or 1)
+  local arg = (string.gsub(args[2], '^(%[%d+,)%d+', function(head) return head .. cost end, 1))
+  local reply = reserve(new_call(call.now, call.explicit), keys, {args[1], arg}, 1, nil)
+  if next(reply[3]) == nil then
+    fit = 0
+  end
+  return {fit, reply[1], reply[3], t}
+end
+
 local function decide(keys, args)
   local mode = args[1]
   if mode == 'u' then
@@ -87,7 +121,7 @@ local function decide(keys, args)
   local now
   local explicit = false
   if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' or mode == 'c'
-      or mode == 'a' then
+      or mode == 'a' or mode == 'l' then
     -- Lua converts the seconds and microseconds strings itself, cheaper than tonumber.
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
@@ -110,6 +144,8 @@ local function decide(keys, args)
   elseif mode == 'q' then
     local n = #args - 2
     return reserve(call, keys, args, n, new_policy(keys, n, args[#args]))
+  elseif mode == 'l' then
+    return take(call, keys, args)
   elseif mode == 'c' then
     return count_denials(call, keys, args, item)
   elseif mode == 'a' then

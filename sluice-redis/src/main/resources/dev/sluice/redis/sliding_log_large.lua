@@ -204,11 +204,15 @@ do
   --
   -- The reservation's units are the block that `seq after` points at; units admitted since sit
   -- newer than it and are moved c slots older, closing the gap. If the ring was full, units were
-  -- pushed out meanwhile: when only the reservation pushed any, they are put back exactly from
-  -- the undo record; when later commits pushed more, the ones they pushed are unknown, so the
-  -- freed slots take the oldest remaining unit's time instead — no earlier than the lost ones,
-  -- so the log may over-count for a while (a false deny), never under-count. If the block is not
-  -- found where expected (the key was reset or rewritten), nothing is taken back.
+  -- pushed out meanwhile: when only the reservation pushed any, the newest c of them are put back
+  -- exactly from the undo record (a give-back of part of a take frees only c slots); when later
+  -- commits pushed more, the ones they pushed are unknown, and nothing stands in for them: a
+  -- commit pushes out only units that have left every window (the ring grows otherwise, and a
+  -- full-size ring's oldest units have left every window once the cost fits), and windows only
+  -- move on, so no window would count them again. If the block is not found where expected (the
+  -- key was reset or rewritten), nothing is taken back.
+  local GIVE_BACK_MOVES = 64
+
   local function refund(call, key, it, undo)
     local state = load(call, key, it, nil)
     if not state.present then
@@ -217,13 +221,14 @@ do
     local t, seq_after, dropped_before, pushed_out = undo[1], undo[2], undo[3], undo[4]
     local cost = it.cost
     local newer = state.seq - seq_after
-    if newer < 0 or newer + cost > state.size or t < state.base then
+    -- Past 64 later units per unit given back, the move costs more than the units are worth: they
+    -- stay counted until the window forgets them (a false deny at worst).
+    if newer < 0 or newer + cost > state.size or t < state.base or newer > GIVE_BACK_MOVES * cost then
       return
     end
     if log_read(state, state.head - newer - cost, cost) ~= string.rep(struct.pack(state.fmt, t - state.base), cost) then
       return
     end
-    local was_full = state.size == state.len
     local drops = (state.seq - state.size) - dropped_before
     log_write(call, state, state.head - newer - cost, log_read(state, state.head - newer, newer))
     state.head = (state.head - cost) % state.len
@@ -231,17 +236,12 @@ do
     state.seq = state.seq - cost
     local fill = ''
     if drops == pushed_out then
+      -- Only the c slots taken back are free: the newest c of the units pushed out go back.
       local parts = {}
-      for k = 1, pushed_out do
-        parts[k] = struct.pack(state.fmt, math.max(0, undo[4 + k] - state.base))
+      for k = math.max(1, pushed_out - cost + 1), pushed_out do
+        parts[#parts + 1] = struct.pack(state.fmt, math.max(0, undo[4 + k] - state.base))
       end
       fill = table.concat(parts)
-    elseif drops > 0 and was_full then
-      local oldest = t
-      if state.size > 0 then
-        oldest = log_recent(state, state.size)
-      end
-      fill = string.rep(struct.pack(state.fmt, oldest - state.base), math.min(cost, drops))
     end
     local refilled = #fill / state.W
     log_write(call, state, state.head - state.size - refilled, fill)

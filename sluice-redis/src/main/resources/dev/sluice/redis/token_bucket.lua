@@ -125,7 +125,8 @@ do
   -- admitted since, taking c*T back restores the state exactly (a TAT at or before the latest
   -- time seen acts as that time). If other admissions came in between (they raised the TAT by
   -- delta), the TAT becomes max(TAT - c*T, last + delta): never below what those admissions
-  -- alone would have left, so a refund never lets more through than the limit allows.
+  -- alone would have left, so a refund never lets more through than the limit allows; nor later
+  -- than it stands.
   local function refund(call, key, it, undo)
     local tat, last = load_fields(call, key, it, it.n)
     if not tat then
@@ -133,12 +134,16 @@ do
     end
     for i = 1, it.n do
       local delta = tat[i] - undo[i]
+      local back
       if delta >= 0 then
-        tat[i] = math.max(tat[i] - it.cost * it.aux1[i], last + delta)
+        back = math.max(tat[i] - it.cost * it.aux1[i], last + delta)
       else
         -- Other reservations were refunded since: this one's units are still in the TAT.
-        tat[i] = math.max(tat[i] - it.cost * it.aux1[i], last)
+        back = math.max(tat[i] - it.cost * it.aux1[i], last)
       end
+      -- Admissions after the reservation had drained raised the TAT by more than their units
+      -- (delta spans the idle time too): a refund never moves the TAT later.
+      tat[i] = math.min(tat[i], back)
     end
     store_fields(call, key, it, last, tat, it.n, nil)
   end
