@@ -130,6 +130,36 @@ local function decide_run(call, keys, from, to, it)
   call.seen_key, call.seen_value, call.written = seen_key, seen_value, written
 end
 
+-- Requests of one item each, keys[from..to], all of item `it`, with `policy`'s hooks (policies.lua):
+-- decided as decide_run does, an item whose ban is in force neither read nor evaluated but
+-- reported banned. For a request of one item, settle_policy comes down to this: a denial (any
+-- reason but none: the item's own use) counts toward its ban, a consuming admission records its
+-- audit value. The report says which it was.
+local function decide_run_policy(call, keys, from, to, it, policy)
+  local now, keep = call.now, it.keep
+  local numbers = call.numbers
+  for r = from, to do
+    local ban, at, audit, value = next_policy_item(policy, it)
+    local left = ban and ban_left(policy, ban, at, now)
+    if left then
+      report_banned(call, {it = it, banned = left})
+    else
+      local first = call.last_number + 1
+      decide_run(call, keys, r, r, it)
+      local x = numbers[first]
+      -- A report by value holds -1 - reason - 4 * length (see decide.lua).
+      local reason = x < 0 and (-1 - x) % 4 or x
+      if reason ~= REASON_NONE then
+        if ban then
+          count_denial(policy, ban, it, now)
+        end
+      elseif audit and keep and it.cost > 0 then
+        record_audit(audit, keys[r], value, keep)
+      end
+    end
+  end
+end
+
 -- Evaluates the n items keys[first + k], args[arg_first + k]; whether every enforced item fits
 -- (shadow items never block the others, and are consumed only when they fit). With a policy
 -- (policies.lua), an item whose ban is in force is not evaluated: it is reported banned, and if
@@ -139,7 +169,11 @@ local function evaluate_entries(call, keys, first, args, arg_first, n, entries, 
   for k = 1, n do
     local key, it = keys[first + k], item(call, args[arg_first + k])
     local entry
-    local banned = policy and ban_left(policy, k, it, call.now)
+    local banned = false
+    if policy then
+      local ban, at = policy_item(policy, k, it)
+      banned = ban and ban_left(policy, ban, at, call.now)
+    end
     if banned then
       entry = banned_entry(it, key, banned)
     else
@@ -157,9 +191,16 @@ end
 -- `policy` (nil but for a request with an item of a rule that bans or audits) adds the ban checks
 -- before and the denial counts and audit records after (policies.lua).
 local function decide_request(call, keys, first, args, arg_first, n, policy)
-  if n == 1 and not policy then
-    decide_run(call, keys, first + 1, first + 1, item(call, args[arg_first + 1]))
+  if n == 1 then
+    if policy then
+      decide_run_policy(call, keys, first + 1, first + 1, item(call, args[arg_first + 1]), policy)
+    else
+      decide_run(call, keys, first + 1, first + 1, item(call, args[arg_first + 1]))
+    end
     return
+  end
+  if policy then
+    policy.bans, policy.audits = {}, {}
   end
   local entries = {}
   local enforced_fit = evaluate_entries(call, keys, first, args, arg_first, n, entries, nil, policy)
