@@ -76,7 +76,7 @@ local function decide_batch(call, keys, args, with_policy)
         call.run = redis.call('MGET', unpack(keys))
         policy.run = call.run
       end
-      decide_run_policy(call, keys, 1, items, it, policy)
+      decide_run(call, keys, 1, items, it, policy)
       return
     end
   end

@@ -29,12 +29,13 @@ local function new_policy(keys, n, values)
 end
 
 -- The next item's sibling keys and audit value, as the wire lays them out: its ban key (or nil)
--- and that key's position in keys, its audit key and value (or nil).
+-- and that key's position in keys, its audit key (or nil) and its value's position and length
+-- in the values (read only when recorded).
 local function next_policy_item(policy, it)
   local values, pos = policy.values, policy.pos
   local length = struct.unpack('<i4', values, pos)
   pos = pos + 4
-  local ban, at, audit, value
+  local ban, at, audit, at_value
   if it.ban then
     at = policy.sibling + 1
     policy.sibling = at
@@ -43,19 +44,19 @@ local function next_policy_item(policy, it)
   if length >= 0 then
     policy.sibling = policy.sibling + 1
     audit = policy.keys[policy.sibling]
-    value = string.sub(values, pos, pos + length - 1)
+    at_value = pos
     pos = pos + length
   end
   policy.pos = pos
-  return ban, at, audit, value
+  return ban, at, audit, at_value, length
 end
 
 -- Item k's part of the policy (bans[k], audits[k]); its ban key and that key's position, or nil.
 local function policy_item(policy, k, it)
-  local ban, at, audit, value = next_policy_item(policy, it)
+  local ban, at, audit, at_value, length = next_policy_item(policy, it)
   policy.bans[k] = ban
   if audit then
-    policy.audits[k] = {audit, value}
+    policy.audits[k] = {audit, string.sub(policy.values, at_value, at_value + length - 1)}
   end
   return ban, at
 end
@@ -85,20 +86,28 @@ end
 local function count_denial(policy, key, it, now)
   local ban = it.ban
   local banned_until, denials, ends = read_ban(policy, key, nil)
-  if denials == 0 or now >= ends then
+  local fresh = denials == 0 or now >= ends
+  if fresh then
     denials, ends = 0, now + ban.within
   end
   denials = denials + 1
-  if denials >= ban.after then
+  local started = denials >= ban.after
+  if started then
     banned_until = math.max(banned_until, now + ban.duration)
     denials = 0
   end
-  local last = banned_until
-  if denials > 0 and ends > last then
-    last = ends
-  end
   local raw = struct.pack(BAN_FORMAT, banned_until, denials, ends)
-  redis.call('SET', key, raw, 'PX', int(-floordiv(-(last - now), 1000) + it.slack))
+  if fresh or started then
+    local last = banned_until
+    if denials > 0 and ends > last then
+      last = ends
+    end
+    redis.call('SET', key, raw, 'PX', int(-floordiv(-(last - now), 1000) + it.slack))
+  else
+    -- Only the count moved: the end of the ban and of the count, so the TTL, are as written.
+    -- Writing the count alone costs the server a little less than the whole value with its TTL.
+    redis.call('SETRANGE', key, 8, string.sub(raw, 9, 16))
+  end
   policy.ban_values[key] = raw
 end
 
@@ -114,6 +123,19 @@ local function record_audit(key, state_key, value, keep)
   local px = redis.call('PTTL', state_key)
   if px > 0 then
     redis.call('PEXPIRE', key, px)
+  end
+end
+
+-- After item `it` of a request of one item (decide_run) was decided for `reason` at now: its
+-- denial counted toward the ban `ban`, or its consuming admission's audit value (at position
+-- `at_value` of the values, `length` bytes) recorded in `audit`, the list of state key `key`.
+local function settle_run_policy(policy, it, key, reason, ban, audit, at_value, length, now)
+  if reason ~= REASON_NONE then
+    if ban then
+      count_denial(policy, ban, it, now)
+    end
+  elseif audit and it.keep and it.cost > 0 then
+    record_audit(audit, key, string.sub(policy.values, at_value, at_value + length - 1), it.keep)
   end
 end
 

@@ -57,7 +57,8 @@ public final class PolicyCost {
     PolicyCost c = new PolicyCost(Integer.parseInt(args[0]), Path.of(args[1]));
     System.out.println("| case | without ban and audit | with ban and audit |");
     System.out.println("|---|---:|---:|");
-    for (boolean deny : new boolean[] {true, false}) {
+    boolean[] outcomes = System.getProperty("deny", "both").equals("only") ? new boolean[] {true} : new boolean[] {true, false};
+    for (boolean deny : outcomes) {
       double[] single = new double[2];
       double[] batch = new double[2];
       for (int p = 0; p < 2; p++) {
@@ -78,8 +79,13 @@ public final class PolicyCost {
     } else {
       b.window(40, Duration.ofSeconds(6000)).window(20, Duration.ofSeconds(300));
     }
-    if (policies) {
-      b.ban(new BanPolicy(1_000_000, Duration.ofMinutes(1), Duration.ofSeconds(1))).audit(new AuditPolicy(5, "user"));
+    // -Dpolicies=ban or audit: one of the two only.
+    String only = System.getProperty("policies", "both");
+    if (policies && !only.equals("audit")) {
+      b.ban(new BanPolicy(1_000_000, Duration.ofMinutes(1), Duration.ofSeconds(1)));
+    }
+    if (policies && !only.equals("ban")) {
+      b.audit(new AuditPolicy(5, "user"));
     }
     RuleSet rules = RuleSet.of(List.of(b.build()))
         .withOperations(List.of(Operation.of(OPERATION, OperationItem.of(RULE, "{user}"))), List.of());
