@@ -78,9 +78,7 @@ local function decide_run(call, keys, from, to, it, policy)
     end
     return
   end
-  -- An item with its ban or audit is reported as numbers, as decide_request reports it: the
-  -- reply the client has always read for such an item.
-  local now, explicit, by_value = call.now, call.explicit, it.by_value and not (policy and it.policy)
+  local now, explicit, by_value = call.now, call.explicit, it.by_value
   local numbers, values, last_number, last_value = call.numbers, call.values, call.last_number, call.last_value
   local seen_key, seen_value, run, written = call.seen_key, call.seen_value, call.run, call.written
   for r = from, to do
