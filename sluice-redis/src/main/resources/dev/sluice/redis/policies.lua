@@ -1,13 +1,13 @@
 -- Bans and audit: the hooks of the one transaction (requests.lua) for a request with an item of a
--- rule that bans or audits (modes 'p' and 'q', see decide.lua), and the counts and records after
--- a request decided across shards (modes 'c' and 'a'). Requests without such items carry no
--- policy: the transaction tests it for nil and does nothing more.
+-- rule that bans or audits (modes 'p' and 'q', and 'B' for a batch holding one, see decide.lua),
+-- and the counts and records after a request decided across shards (modes 'c' and 'a'). Requests
+-- without such items carry no policy: the transaction tests it for nil and does nothing more.
 --
 -- Besides its state key, such an item has sibling keys in the state key's hash tag (so a Cluster
--- keeps them on its shard), declared in KEYS after every state key, in item order: for a rule
--- that bans, `<state key>:ban`; for an item with an audit value, `<state key>:audit`.
--- The last argument holds the audit values: per item a little-endian int32 length (-1: none)
--- followed by the value's bytes.
+-- keeps them on its shard), declared in KEYS after every state key (of the batch, in 'B'), in
+-- item order: for a rule that bans, `<state key>:ban`; for an item with an audit value,
+-- `<state key>:audit`. One argument holds the audit values: per item a little-endian int32
+-- length (-1: none) followed by the value's bytes.
 --
 -- `<state key>:ban` is three little-endian int64s: banned until (µs on the call's clock; a
 -- time not after now is no ban), denials counted, and when they are forgotten (µs). Counting is a
