@@ -38,21 +38,32 @@ final class Coalescer {
   static final int MAX_ITEMS = 255;
 
   private static final byte[] BATCH = {'b'};
+  /** A batch with a request of a rule that bans or audits: every request with the policy hooks. */
+  private static final byte[] BATCH_POLICIES = {'B'};
   private static final byte[] EMPTY = {};
+  /** An item's audit value in a batch with policies: none (a little-endian -1). */
+  private static final byte[] NO_VALUE = {-1, -1, -1, -1};
 
   /** A request waiting for a call, as {@link #submit} took it. */
   private static final class Pending {
+    /** Its state keys, then (a request with policies) their sibling keys. */
     final byte[][] keys;
+    /** Its items: its state keys come first in {@link #keys}. */
+    final int items;
+    /** Its arguments for a call of its own; with policies, the last holds its audit values. */
     final byte[][] args;
+    final boolean policies;
     final byte[] time;
     /** The numbers of its report, when given as numbers (see {@link Replies}). */
     final int longs;
     final long submittedAt;
     final CompletableFuture<Replies.Report> reply = new CompletableFuture<>();
 
-    Pending(byte[][] keys, byte[][] args, byte[] time, int longs) {
+    Pending(byte[][] keys, int items, byte[][] args, boolean policies, byte[] time, int longs) {
       this.keys = keys;
+      this.items = items;
       this.args = args;
+      this.policies = policies;
       this.time = time;
       this.longs = longs;
       this.submittedAt = System.nanoTime();
@@ -93,13 +104,27 @@ final class Coalescer {
    * as numbers ({@link Replies#longs}).
    */
   CompletableFuture<Replies.Report> submit(byte[][] keys, byte[][] args, byte[] time, int longs) {
+    return submit(keys, keys.length, args, false, time, longs);
+  }
+
+  /**
+   * The report of one request with an item of a rule that bans or audits, as {@link #submit}:
+   * its keys and arguments laid out by {@link PolicyArguments} for a call of its own (mode
+   * {@code p}), its first {@code items} keys its state keys.
+   */
+  CompletableFuture<Replies.Report> submitWithPolicies(byte[][] keys, int items, byte[][] args, byte[] time, int longs) {
+    return submit(keys, items, args, true, time, longs);
+  }
+
+  private CompletableFuture<Replies.Report> submit(byte[][] keys, int items, byte[][] args, boolean policies,
+      byte[] time, int longs) {
     if (depth == 0) {
       return call(link, keys, args, longs);
     }
     if (closed) {
       return CompletableFuture.failedFuture(new IllegalStateException("the Redis store is closed"));
     }
-    Pending p = new Pending(keys, args, time, longs);
+    Pending p = new Pending(keys, items, args, policies, time, longs);
     queue.add(p);
     queued.incrementAndGet();
     drain();
@@ -169,7 +194,7 @@ final class Coalescer {
             + " ms for a call to the Redis store, longer than the command timeout"));
         continue;
       }
-      int n = p.keys.length;
+      int n = p.items;
       if (batch != null) {
         if (n > MAX_ITEMS || batch.size() >= MAX_REQUESTS || items + n > MAX_ITEMS
             || !Arrays.equals(p.time, batch.get(0).time)) {
@@ -227,6 +252,7 @@ final class Coalescer {
     }
   }
 
+  /** Every request's state keys, then (with policies) every request's sibling keys, in request order. */
   private static byte[][] keys(List<Pending> batch) {
     int n = 0;
     for (Pending p : batch) {
@@ -235,8 +261,12 @@ final class Coalescer {
     byte[][] keys = new byte[n][];
     int k = 0;
     for (Pending p : batch) {
-      System.arraycopy(p.keys, 0, keys, k, p.keys.length);
-      k += p.keys.length;
+      System.arraycopy(p.keys, 0, keys, k, p.items);
+      k += p.items;
+    }
+    for (Pending p : batch) {
+      System.arraycopy(p.keys, p.items, keys, k, p.keys.length - p.items);
+      k += p.keys.length - p.items;
     }
     return keys;
   }
@@ -250,23 +280,26 @@ final class Coalescer {
   private static byte[][] args(List<Pending> batch) {
     int n = 0;
     boolean oneEach = true;
+    boolean policies = false;
     for (Pending p : batch) {
-      n += p.keys.length;
-      oneEach &= p.keys.length == 1;
+      n += p.items;
+      oneEach &= p.items == 1;
+      policies |= p.policies;
     }
     byte[] time = batch.get(0).time;
+    byte[] batchMode = policies ? BATCH_POLICIES : BATCH;
     byte[] mode;
     if (time.length == 0) {
-      mode = BATCH;
+      mode = batchMode;
     } else {
-      mode = Arrays.copyOf(BATCH, 1 + time.length);
+      mode = Arrays.copyOf(batchMode, 1 + time.length);
       System.arraycopy(time, 0, mode, 1, time.length);
     }
     byte[] counts = EMPTY;
-    if (!oneEach) {
+    if (!oneEach || policies) {
       counts = new byte[batch.size()];
       for (int i = 0; i < counts.length; i++) {
-        counts[i] = (byte) batch.get(i).keys.length;
+        counts[i] = (byte) batch.get(i).items;
       }
     }
     // Distinct arguments, found by a scan: a batch holds a handful (at most MAX_ITEMS).
@@ -275,7 +308,7 @@ final class Coalescer {
     boolean allFirst = true;
     int k = 0;
     for (Pending p : batch) {
-      for (int i = 1; i < p.args.length; i++) {
+      for (int i = 1; i <= p.items; i++) {
         byte[] a = p.args[i];
         int at = 0;
         while (at < distinct.size() && distinct.get(at) != a && !Arrays.equals(distinct.get(at), a)) {
@@ -288,14 +321,41 @@ final class Coalescer {
         allFirst &= at == 0;
       }
     }
-    byte[][] args = new byte[3 + distinct.size()][];
+    int first = policies ? 4 : 3;
+    byte[][] args = new byte[first + distinct.size()][];
     args[0] = mode;
     args[1] = counts;
     args[2] = allFirst ? EMPTY : index;
+    if (policies) {
+      args[3] = auditValues(batch);
+    }
     for (int i = 0; i < distinct.size(); i++) {
-      args[3 + i] = distinct.get(i);
+      args[first + i] = distinct.get(i);
     }
     return args;
+  }
+
+  /** Every item's audit value, in item order: a request without policies has none. */
+  private static byte[] auditValues(List<Pending> batch) {
+    int size = 0;
+    for (Pending p : batch) {
+      size += p.policies ? p.args[p.args.length - 1].length : NO_VALUE.length * p.items;
+    }
+    byte[] values = new byte[size];
+    int at = 0;
+    for (Pending p : batch) {
+      if (p.policies) {
+        byte[] v = p.args[p.args.length - 1];
+        System.arraycopy(v, 0, values, at, v.length);
+        at += v.length;
+      } else {
+        for (int i = 0; i < p.items; i++) {
+          System.arraycopy(NO_VALUE, 0, values, at, NO_VALUE.length);
+          at += NO_VALUE.length;
+        }
+      }
+    }
+    return values;
   }
 
   /** Hands each request its report. */

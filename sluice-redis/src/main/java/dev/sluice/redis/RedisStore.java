@@ -147,13 +147,18 @@ public final class RedisStore implements Store {
       int longs = Replies.longs(items);
       CompletableFuture<Replies.Report> call;
       if (policy) {
-        // A call of its own, never batched with others: its keys and arguments are laid out apart.
+        byte[][] policyKeys;
+        byte[][] policyArgs;
         try {
-          call = Coalescer.call(link, PolicyArguments.keys(items, keys, all, true),
-              PolicyArguments.args(args(DECIDE_POLICIES, time, items, shape, all, null), items, all, true), longs);
+          policyKeys = PolicyArguments.keys(items, keys, all, true);
+          policyArgs = PolicyArguments.args(args(DECIDE_POLICIES, time, items, shape, all, null), items, all, true);
         } catch (RuntimeException e) {
           return CompletableFuture.failedFuture(e);
         }
+        call = link.clustered()
+            ? Coalescer.call(link, policyKeys, policyArgs, longs)
+            // Batched with others as any request is: the batch (mode B) lays the keys out anew.
+            : coalescer.submitWithPolicies(policyKeys, items.size(), policyArgs, time, longs);
       } else {
         byte[][] args = args(DECIDE, time, items, shape, all, null);
         call = link.clustered()

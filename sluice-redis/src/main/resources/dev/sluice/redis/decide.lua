@@ -16,6 +16,8 @@
 --       asked; commits, as 'r' reserves, the most whole units that fit every window now (see take).
 --   'b' batch: several requests, each decided as by 'd', one after the other; the client sends
 --       one when decisions queue up behind calls in flight.
+--   'B' batch with policies: 'b' for a batch with a request of a rule that bans or audits, each
+--       request decided as by 'p'.
 --   'p', 'q': 'd' and 'r' for a request with an item of a rule that bans or audits: the same
 --       transaction with its policy hooks; the modes say that the item's sibling keys follow the
 --       state keys and its audit values are the last argument (policies.lua).
@@ -45,10 +47,16 @@
 -- byte, or is empty when every request has one item. The items' arguments come once each, from
 -- args[4] on (a batch's requests mostly share a rule): args[3] holds, as one byte per item, the
 -- position of its argument among them (1: args[4]), or is empty when every item has the first.
-local function decide_batch(call, keys, args)
+-- Mode 'B': the same for a batch with a request of a rule that bans or audits, every request
+-- with the policy hooks (they do nothing for an item without a ban key or an audit value): the
+-- state keys of all items come first, then their sibling keys in item order; args[2] always
+-- holds the counts, and args[4] the audit values of all items, as mode 'p' lays them out, so the
+-- items' arguments start at args[5].
+local function decide_batch(call, keys, args, with_policy)
   local counts, index = args[2], args[3]
   local requests = #counts
-  if requests == 0 and #index == 0 then
+  local base = with_policy and 4 or 3
+  if not with_policy and requests == 0 and #index == 0 then
     -- One item each, all of one argument. Six or more keys that are not one hot key are read
     -- with one MGET: a command costs the server about as much as reading five keys more in one,
     -- and below six keys building MGET's reply eats the gain.
@@ -60,17 +68,33 @@ local function decide_batch(call, keys, args)
     decide_run(call, keys, 1, last, it)
     return
   end
+  local items, policy = #keys, nil
+  if with_policy then
+    items = 0
+    for r = 1, requests do items = items + string.byte(counts, r) end
+    policy = new_policy(keys, items, args[4])
+    if items == requests and #index == 0 then
+      -- One item each, all of one argument, as above; the MGET reads the ban keys too.
+      local it = item(call, args[5])
+      if #keys >= 6 and keys[1] ~= keys[2] and it.cost > 0 and it.reads_whole then
+        call.run = redis.call('MGET', unpack(keys))
+        policy.run = call.run
+      end
+      decide_run(call, keys, 1, items, it, policy)
+      return
+    end
+  end
   -- Each item's argument, in item order.
   local per_item = {}
   if #index == 0 then
-    for k = 1, #keys do per_item[k] = args[4] end
+    for k = 1, items do per_item[k] = args[base + 1] end
   else
-    for k = 1, #keys do per_item[k] = args[3 + string.byte(index, k)] end
+    for k = 1, items do per_item[k] = args[base + string.byte(index, k)] end
   end
   local first = 0
-  for r = 1, (requests == 0 and #keys or requests) do
+  for r = 1, (requests == 0 and items or requests) do
     local n = requests == 0 and 1 or string.byte(counts, r)
-    decide_request(call, keys, first, per_item, first, n)
+    decide_request(call, keys, first, per_item, first, n, policy)
     first = first + n
   end
 end
@@ -121,7 +145,7 @@ local function decide(keys, args)
   local now
   local explicit = false
   if mode == 'd' or mode == 'r' or mode == 'b' or mode == 'p' or mode == 'q' or mode == 'c'
-      or mode == 'a' or mode == 'l' then
+      or mode == 'a' or mode == 'B' or mode == 'l' then
     -- Lua converts the seconds and microseconds strings itself, cheaper than tonumber.
     local t = redis.call('TIME')
     now = t[1] * 1000000 + t[2]
@@ -135,7 +159,7 @@ local function decide(keys, args)
   if mode == 'd' then
     decide_request(call, keys, 0, args, 1, #args - 1)
   elseif mode == 'b' then
-    decide_batch(call, keys, args)
+    decide_batch(call, keys, args, false)
   elseif mode == 'r' then
     return reserve(call, keys, args, #args - 1, nil)
   elseif mode == 'p' then
@@ -144,6 +168,8 @@ local function decide(keys, args)
   elseif mode == 'q' then
     local n = #args - 2
     return reserve(call, keys, args, n, new_policy(keys, n, args[#args]))
+  elseif mode == 'B' then
+    decide_batch(call, keys, args, true)
   elseif mode == 'l' then
     return take(call, keys, args)
   elseif mode == 'c' then

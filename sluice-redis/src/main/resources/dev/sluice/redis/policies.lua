@@ -1,13 +1,13 @@
 -- Bans and audit: the hooks of the one transaction (requests.lua) for a request with an item of a
--- rule that bans or audits (modes 'p' and 'q', see decide.lua), and the counts and records after
--- a request decided across shards (modes 'c' and 'a'). Requests without such items carry no
--- policy: the transaction tests it for nil and does nothing more.
+-- rule that bans or audits (modes 'p' and 'q', and 'B' for a batch holding one, see decide.lua),
+-- and the counts and records after a request decided across shards (modes 'c' and 'a'). Requests
+-- without such items carry no policy: the transaction tests it for nil and does nothing more.
 --
 -- Besides its state key, such an item has sibling keys in the state key's hash tag (so a Cluster
--- keeps them on its shard), declared in KEYS after every state key, in item order: for a rule
--- that bans, `<state key>:ban`; for an item with an audit value, `<state key>:audit`.
--- The last argument holds the audit values: per item a little-endian int32 length (-1: none)
--- followed by the value's bytes.
+-- keeps them on its shard), declared in KEYS after every state key (of the batch, in 'B'), in
+-- item order: for a rule that bans, `<state key>:ban`; for an item with an audit value,
+-- `<state key>:audit`. One argument holds the audit values: per item a little-endian int32
+-- length (-1: none) followed by the value's bytes.
 --
 -- `<state key>:ban` is three little-endian int64s: banned until (µs on the call's clock; a
 -- time not after now is no ban), denials counted, and when they are forgotten (µs). Counting is a
@@ -18,34 +18,62 @@
 local REASON_BANNED = 4
 local BAN_FORMAT = '<i8i8i8'
 
--- The policy of a request of n items whose state keys are keys[1..n]: its sibling keys follow
--- them, its audit values are `values`. Read item by item (policy_item) as the transaction
--- decodes the items.
+-- The policy of a request, or of a batch's requests, whose n items have their state keys in
+-- keys[1..n]: its sibling keys follow them, its audit values are `values`. Read item by item
+-- (next_policy_item) as the transaction decodes the items. `ban_values` holds each ban key's
+-- value as read or last written in this call (false: none), so that a ban is read once per call
+-- and a count sees the counts before it; `run`, when set, holds the values of keys[1..], read
+-- with one MGET.
 local function new_policy(keys, n, values)
-  return {keys = keys, sibling = n, values = values, pos = 1, bans = {}, audits = {}}
+  return {keys = keys, sibling = n, values = values, pos = 1, bans = {}, audits = {}, ban_values = {}, run = false}
 end
 
--- Item k's sibling keys and audit value, as the wire lays them out; its ban key, or nil.
-local function policy_item(policy, k, it)
+-- The next item's sibling keys and audit value, as the wire lays them out: its ban key (or nil)
+-- and that key's position in keys, its audit key (or nil) and its value's position and length
+-- in the values (read only when recorded).
+local function next_policy_item(policy, it)
   local values, pos = policy.values, policy.pos
   local length = struct.unpack('<i4', values, pos)
   pos = pos + 4
+  local ban, at, audit, at_value
   if it.ban then
-    policy.sibling = policy.sibling + 1
-    policy.bans[k] = policy.keys[policy.sibling]
+    at = policy.sibling + 1
+    policy.sibling = at
+    ban = policy.keys[at]
   end
   if length >= 0 then
     policy.sibling = policy.sibling + 1
-    policy.audits[k] = {policy.keys[policy.sibling], string.sub(values, pos, pos + length - 1)}
+    audit = policy.keys[policy.sibling]
+    at_value = pos
     pos = pos + length
   end
   policy.pos = pos
-  return policy.bans[k]
+  return ban, at, audit, at_value, length
 end
 
--- The ban key's fields: until, denials, end of the count; zeros when absent or unreadable.
-local function read_ban(key)
-  local raw = redis.call('GET', key)
+-- Item k's part of the policy (bans[k], audits[k]); its ban key and that key's position, or nil.
+local function policy_item(policy, k, it)
+  local ban, at, audit, at_value, length = next_policy_item(policy, it)
+  policy.bans[k] = ban
+  if audit then
+    policy.audits[k] = {audit, string.sub(policy.values, at_value, at_value + length - 1)}
+  end
+  return ban, at
+end
+
+-- The ban key's fields: until, denials, end of the count; zeros when absent or unreadable. Read
+-- once per call (or taken from the call's MGET, at position `at` of its keys).
+local function read_ban(policy, key, at)
+  local raw = policy.ban_values[key]
+  if raw == nil then
+    local run = policy.run
+    if run and at then
+      raw = run[at]
+    else
+      raw = redis.call('GET', key)
+    end
+    policy.ban_values[key] = raw
+  end
   if not raw or #raw ~= 24 then
     return 0, 0, 0
   end
@@ -54,43 +82,67 @@ local function read_ban(key)
 end
 
 -- One denial at now counts toward a ban; the one that reaches `after` starts one (and the count
--- starts over).
-local function count_denial(key, it, now)
+-- starts over). The one write a denial cannot do without: the count must be exact.
+local function count_denial(policy, key, it, now)
   local ban = it.ban
-  local banned_until, denials, ends = read_ban(key)
-  if denials == 0 or now >= ends then
+  local banned_until, denials, ends = read_ban(policy, key, nil)
+  local fresh = denials == 0 or now >= ends
+  if fresh then
     denials, ends = 0, now + ban.within
   end
   denials = denials + 1
-  if denials >= ban.after then
+  local started = denials >= ban.after
+  if started then
     banned_until = math.max(banned_until, now + ban.duration)
     denials = 0
   end
-  local last = banned_until
-  if denials > 0 and ends > last then
-    last = ends
+  local raw = struct.pack(BAN_FORMAT, banned_until, denials, ends)
+  if fresh or started then
+    local last = banned_until
+    if denials > 0 and ends > last then
+      last = ends
+    end
+    redis.call('SET', key, raw, 'PX', int(-floordiv(-(last - now), 1000) + it.slack))
+  else
+    -- Only the count moved: the end of the ban and of the count, so the TTL, are as written.
+    -- Writing the count alone costs the server a little less than the whole value with its TTL.
+    redis.call('SETRANGE', key, 8, string.sub(raw, 9, 16))
   end
-  redis.call('SET', key, struct.pack(BAN_FORMAT, banned_until, denials, ends), 'PX',
-    int(-floordiv(-(last - now), 1000) + it.slack))
+  policy.ban_values[key] = raw
 end
 
 -- The value moves to the front of the list of the last `keep` distinct values; the list lasts as
--- long as the state key.
+-- long as the state key. A value already at the front leaves the list as it is (most admissions
+-- of a key are by the value before them): only its TTL follows the state key's.
 local function record_audit(key, state_key, value, keep)
-  redis.call('LREM', key, 1, value)
-  redis.call('LPUSH', key, value)
-  redis.call('LTRIM', key, 0, keep - 1)
+  if redis.call('LINDEX', key, 0) ~= value then
+    redis.call('LREM', key, 1, value)
+    redis.call('LPUSH', key, value)
+    redis.call('LTRIM', key, 0, keep - 1)
+  end
   local px = redis.call('PTTL', state_key)
   if px > 0 then
     redis.call('PEXPIRE', key, px)
   end
 end
 
--- How long item k's ban lasts from now, or false: not banned (or of a rule without bans). Reads
--- the item's part of the policy first.
-local function ban_left(policy, k, it, now)
-  local ban = policy_item(policy, k, it)
-  local banned_until = ban and read_ban(ban) or 0
+-- After item `it` of a request of one item (decide_run) was decided for `reason` at now: its
+-- denial counted toward the ban `ban`, or its consuming admission's audit value (at position
+-- `at_value` of the values, `length` bytes) recorded in `audit`, the list of state key `key`.
+local function settle_run_policy(policy, it, key, reason, ban, audit, at_value, length, now)
+  if reason ~= REASON_NONE then
+    if ban then
+      count_denial(policy, ban, it, now)
+    end
+  elseif audit and it.keep and it.cost > 0 then
+    record_audit(audit, key, string.sub(policy.values, at_value, at_value + length - 1), it.keep)
+  end
+end
+
+-- How long the ban of key (at position `at` of the call's keys) lasts from now, or false: not
+-- banned.
+local function ban_left(policy, key, at, now)
+  local banned_until = read_ban(policy, key, at)
   return banned_until > now and banned_until - now
 end
 
@@ -146,7 +198,7 @@ local function settle_policy(call, keys, first, entries, n, policy, enforced_fit
     local it = entry.it
     if not entry.banned then
       if count_any and bans[k] and (count_all or denied_for_use(entry)) then
-        count_denial(bans[k], it, now)
+        count_denial(policy, bans[k], it, now)
       end
       if audits[k] and it.keep and enforced_fit and entry.fits and it.cost > 0 then
         record_audit(audits[k][1], keys[first + k], audits[k][2], it.keep)
@@ -159,11 +211,12 @@ end
 -- (its argument args[1 + k], decoded by `item`) toward the ban whose key is keys[k] (the client
 -- chose them as BanCounts does).
 local function count_denials(call, keys, args, item)
+  local policy = new_policy(keys, #keys, '')
   for k = 1, #keys do
     -- A ban started since the request was decided (by another request's count) was in force
     -- before this count: the request would have been banned, and counts nothing.
-    if read_ban(keys[k]) <= call.now then
-      count_denial(keys[k], item(call, args[1 + k]), call.now)
+    if read_ban(policy, keys[k], nil) <= call.now then
+      count_denial(policy, keys[k], item(call, args[1 + k]), call.now)
     end
   end
   return {#keys}

@@ -45,17 +45,36 @@ end
 -- it. The loop keeps what it uses in locals, and reads and writes the keys itself (as
 -- read_value and write_value do, see values.lua): a table field or a Lua call per decision
 -- shows in the server's time per decision.
-local function decide_run(call, keys, from, to, it)
+--
+-- With `policy` (policies.lua; nil for requests without), each request is decided as
+-- decide_request would decide it with its hooks, which for a request of one item come down to
+-- this: an item whose ban is in force is neither read nor evaluated but reported banned; else a
+-- denial (any reason but none: the item's own use) counts toward its ban, a consuming admission
+-- records its audit value (settle_run_policy).
+local function decide_run(call, keys, from, to, it, policy)
   local algorithm = it.algorithm
   local decide = it.decide
   if not decide then
     for r = from, to do
-      call.at = r
-      local state = evaluate_state(call, keys[r], it, call.spare)
-      call.spare = state
-      settle_state(call, state, it, state.fits and it.cost > 0, nil)
-      report_state(call, state, it)
-      put_back(call, state)
+      local ban, at, audit, vpos, vlen
+      local left = false
+      if policy then
+        ban, at, audit, vpos, vlen = next_policy_item(policy, it)
+        left = ban and ban_left(policy, ban, at, call.now)
+      end
+      if left then
+        report_banned(call, {it = it, banned = left})
+      else
+        call.at = r
+        local state = evaluate_state(call, keys[r], it, call.spare)
+        call.spare = state
+        settle_state(call, state, it, state.fits and it.cost > 0, nil)
+        if policy then
+          settle_run_policy(policy, it, keys[r], state.reason, ban, audit, vpos, vlen, call.now)
+        end
+        report_state(call, state, it)
+        put_back(call, state)
+      end
     end
     return
   end
@@ -63,67 +82,85 @@ local function decide_run(call, keys, from, to, it)
   local numbers, values, last_number, last_value = call.numbers, call.values, call.last_number, call.last_value
   local seen_key, seen_value, run, written = call.seen_key, call.seen_value, call.run, call.written
   for r = from, to do
-    local key = keys[r]
-    local raw
-    if key == seen_key then
-      raw = seen_value
+    local ban, at, audit, vpos, vlen
+    local left = false
+    if policy then
+      ban, at, audit, vpos, vlen = next_policy_item(policy, it)
+      left = ban and ban_left(policy, ban, at, now)
+    end
+    if left then
+      numbers[last_number + 1], numbers[last_number + 2] = REASON_BANNED, left
+      last_number = last_number + 2
+      for i = 1, 3 * it.n do
+        numbers[last_number + i] = 0
+      end
+      last_number = last_number + 3 * it.n
     else
-      local known = written and written[key]
-      if known and known ~= true then
-        raw = known
-      elseif run and not known then
-        raw = run[r]
+      local key = keys[r]
+      local raw
+      if key == seen_key then
+        raw = seen_value
       else
-        raw = redis.call('GET', key)
+        local known = written and written[key]
+        if known and known ~= true then
+          raw = known
+        elseif run and not known then
+          raw = run[r]
+        else
+          raw = redis.call('GET', key)
+        end
       end
-    end
-    seen_key, seen_value = key, raw
-    local reason, t, present, value, px = decide(raw, now, nil)
-    local saved
-    if raw and not present then
-      -- State of other windows of the rule, converted and written (carry.lua); call.written is
-      -- this loop's `written` until the loop ends.
-      call.written = written
-      local carried
-      carried, saved = carry_value(call, key, it, raw)
-      if carried then
-        raw, seen_key, seen_value, written = carried, key, carried, call.written
-        reason, t, present, value, px = decide(raw, now, nil)
+      seen_key, seen_value = key, raw
+      local reason, t, present, value, px = decide(raw, now, nil)
+      local saved
+      if raw and not present then
+        -- State of other windows of the rule, converted and written (carry.lua); call.written is
+        -- this loop's `written` until the loop ends.
+        call.written = written
+        local carried
+        carried, saved = carry_value(call, key, it, raw)
+        if carried then
+          raw, seen_key, seen_value, written = carried, key, carried, call.written
+          reason, t, present, value, px = decide(raw, now, nil)
+        end
       end
-    end
-    local changed = value
-    if value then
-      redis.call('SET', key, value, 'PX', px)
-    elseif saved then
-      -- Nothing admitted under the new windows: back to what the key held (reported converted).
-      call.written = written
-      changed = carry_undo(call, key, saved)
-      written = call.written
-    elseif explicit and not present then
-      changed = algorithm.created(it, t)
-      redis.call('SET', key, changed, 'PX', ttl_px(it, 0))
-    elseif explicit and t > struct.unpack('<i8', raw, 5) then
-      -- The time recorded in place (see record_time): the value is read again if needed.
-      redis.call('SETRANGE', key, 4, struct.pack('<i8', t))
-      seen_key = false
-      changed = true
-    end
-    if changed then
-      if changed ~= true then seen_value = changed end
-      if run then
-        written = written or {}
-        written[key] = changed
+      local changed = value
+      if value then
+        redis.call('SET', key, value, 'PX', px)
+      elseif saved then
+        -- Nothing admitted under the new windows: back to what the key held (reported converted).
+        call.written = written
+        changed = carry_undo(call, key, saved)
+        written = call.written
+      elseif explicit and not present then
+        changed = algorithm.created(it, t)
+        redis.call('SET', key, changed, 'PX', ttl_px(it, 0))
+      elseif explicit and t > struct.unpack('<i8', raw, 5) then
+        -- The time recorded in place (see record_time): the value is read again if needed.
+        redis.call('SETRANGE', key, 4, struct.pack('<i8', t))
+        seen_key = false
+        changed = true
       end
-    end
-    last_number = last_number + 1
-    if by_value and (value or present) then
-      value = value or raw
-      last_value = last_value + 1
-      numbers[last_number] = -1 - reason - 4 * #value
-      values[last_value] = value
-    else
-      numbers[last_number], numbers[last_number + 1] = reason, 0
-      last_number = algorithm.report(it, value or raw, t, reason, numbers, last_number + 1)
+      if changed then
+        if changed ~= true then seen_value = changed end
+        if run then
+          written = written or {}
+          written[key] = changed
+        end
+      end
+      if policy then
+        settle_run_policy(policy, it, key, reason, ban, audit, vpos, vlen, now)
+      end
+      last_number = last_number + 1
+      if by_value and (value or present) then
+        value = value or raw
+        last_value = last_value + 1
+        numbers[last_number] = -1 - reason - 4 * #value
+        values[last_value] = value
+      else
+        numbers[last_number], numbers[last_number + 1] = reason, 0
+        last_number = algorithm.report(it, value or raw, t, reason, numbers, last_number + 1)
+      end
     end
   end
   call.last_number, call.last_value = last_number, last_value
@@ -139,7 +176,11 @@ local function evaluate_entries(call, keys, first, args, arg_first, n, entries, 
   for k = 1, n do
     local key, it = keys[first + k], item(call, args[arg_first + k])
     local entry
-    local banned = policy and ban_left(policy, k, it, call.now)
+    local banned = false
+    if policy then
+      local ban, at = policy_item(policy, k, it)
+      banned = ban and ban_left(policy, ban, at, call.now)
+    end
     if banned then
       entry = banned_entry(it, key, banned)
     else
@@ -157,9 +198,12 @@ end
 -- `policy` (nil but for a request with an item of a rule that bans or audits) adds the ban checks
 -- before and the denial counts and audit records after (policies.lua).
 local function decide_request(call, keys, first, args, arg_first, n, policy)
-  if n == 1 and not policy then
-    decide_run(call, keys, first + 1, first + 1, item(call, args[arg_first + 1]))
+  if n == 1 then
+    decide_run(call, keys, first + 1, first + 1, item(call, args[arg_first + 1]), policy)
     return
+  end
+  if policy then
+    policy.bans, policy.audits = {}, {}
   end
   local entries = {}
   local enforced_fit = evaluate_entries(call, keys, first, args, arg_first, n, entries, nil, policy)

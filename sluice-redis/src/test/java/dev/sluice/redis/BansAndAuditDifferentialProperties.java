@@ -41,17 +41,24 @@ class BansAndAuditDifferentialProperties {
   private static final AtomicInteger TRIES = new AtomicInteger();
   private static Standalone server;
   private static RedisStore redis;
+  /** One call in flight: requests asked for together wait behind it and go as one batch. */
+  private static RedisStore batched;
 
   @BeforeContainer
   static void start() {
     server = Standalone.start(Flavor.REDIS);
     redis = RedisStore.builder(server.uri()).ttlSlack(Duration.ofMinutes(10)).build();
+    batched = RedisStore.builder(server.uri()).prefix("batched:").ttlSlack(Duration.ofMinutes(10)).callsInFlight(1)
+        .build();
   }
 
   @AfterContainer
   static void stop() {
     if (redis != null) {
       redis.close();
+    }
+    if (batched != null) {
+      batched.close();
     }
     if (server != null) {
       server.close();
@@ -143,6 +150,87 @@ class BansAndAuditDifferentialProperties {
     Statistics.label("an item with room counted a denial").collect(countedForOthers);
     Statistics.label("an item with room counted a denial")
         .coverage(c -> c.check(true).percentage(p -> p >= 10));
+  }
+
+  /**
+   * The same traces with the requests of each stretch without time passing asked for all at
+   * once, from a store with one call in flight, so that they go as batches with others, the
+   * policy hooks per request: each decided exactly as the memory store decides them one by one,
+   * in the order asked, and every audit list the same in the end.
+   */
+  @Property(tries = 60)
+  void requestsBatchedTogetherDecideBansAndAuditExactlyAsOneByOne(@ForAll("traces") List<Step> trace) {
+    int run = TRIES.incrementAndGet();
+    List<Rule> rules = rules(run);
+    FakeTicker ticker = new FakeTicker(START_MS * 1000);
+    MemoryStore memory = MemoryStore.builder().ticker(ticker).automaticSweeps(false).build();
+    long now = START_MS;
+    List<Batch> group = new ArrayList<>();
+    boolean fewerCalls = false;
+    for (int i = 0; i < trace.size(); i++) {
+      Step step = trace.get(i);
+      if (step.advanceMs() > 1200 || step.kind() <= 1) {
+        fewerCalls |= decideTogether(group, memory);
+        now += step.advanceMs();
+      }
+      int[] first = step.items().get(0);
+      Rule rule = rules.get(first[0]);
+      String key = KEYS[first[1]];
+      if (step.kind() == 0) {
+        MemoryPolicyAccess.ban(memory, rule, key, (now + step.banMs()) * 1000);
+        batched.banKey(rule, key, now + step.banMs()).toCompletableFuture().join();
+        continue;
+      }
+      if (step.kind() == 1) {
+        MemoryPolicyAccess.unban(memory, rule.name(), key);
+        batched.unbanKey(rule.name(), key).toCompletableFuture().join();
+        continue;
+      }
+      List<ResolvedItem> items = new ArrayList<>();
+      for (int[] it : step.items()) {
+        Rule r = rules.get(it[0]);
+        String k = KEYS[it[1]];
+        items.add(new ResolvedItem(r, k, it[2], r.windowsFor(k), it[3] < 0 ? null : USERS[it[3]]));
+      }
+      group.add(new Batch(items, now * 1000));
+    }
+    fewerCalls |= decideTogether(group, memory);
+    for (Rule r : rules) {
+      for (String k : KEYS) {
+        assertThat(batched.audit(r.name(), k).toCompletableFuture().join()).as("audit of %s %s", r.name(), k)
+            .isEqualTo(MemoryPolicyAccess.audit(memory, r.name(), k));
+      }
+    }
+    // The batches under test must happen: a trace of a few steps may have no group of several.
+    Statistics.label("requests asked for together went in fewer calls").collect(fewerCalls);
+    Statistics.label("requests asked for together went in fewer calls")
+        .coverage(c -> c.check(true).percentage(p -> p >= 20));
+  }
+
+  /**
+   * Asks the batched store for every request of the group at once and compares each with the
+   * memory store's, deciding them in order; the group is emptied. The first request of a group
+   * of several goes alone, the others queue behind it. Whether they went in fewer calls than
+   * requests.
+   */
+  private static boolean decideTogether(List<Batch> group, MemoryStore memory) {
+    if (group.isEmpty()) {
+      return false;
+    }
+    long callsBefore = server.commandCalls("fcall");
+    List<java.util.concurrent.CompletableFuture<List<ItemDecision>>> actual = new ArrayList<>();
+    for (Batch b : group) {
+      actual.add(batched.decide(b).toCompletableFuture());
+    }
+    for (int i = 0; i < group.size(); i++) {
+      Batch b = group.get(i);
+      assertThat(actual.get(i).join()).as("request %d of %d at %d ms, items %s", i, group.size(),
+          b.timeMicros() / 1000 - START_MS, b.items()).isEqualTo(memory.decideSync(b));
+    }
+    long calls = server.commandCalls("fcall") - callsBefore;
+    int size = group.size();
+    group.clear();
+    return calls < size;
   }
 
   /** Whether this request counted a denial toward the ban of an item that had room. */
