@@ -2,7 +2,6 @@ package dev.sluice.memory;
 
 import dev.sluice.Ticker;
 import dev.sluice.spi.LeaseBoard;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -25,10 +24,6 @@ import java.util.concurrent.CompletionStage;
 final class MemoryLeaseBoard implements LeaseBoard {
   /** Instances kept at most, by default: a fleet larger than this does not share one store. */
   static final int MAX_INSTANCES = 10_000;
-  /** The longest term or ttl, ms. */
-  static final long MAX_MILLIS = 86_400_000;
-  /** The longest instance id, as a heartbeat's. */
-  static final int MAX_INSTANCE_BYTES = 256;
   /** An entry's bytes besides its id and data: map entry, record, array header, expiry index. */
   private static final long ENTRY_OVERHEAD = 160;
 
@@ -73,8 +68,8 @@ final class MemoryLeaseBoard implements LeaseBoard {
   @Override
   public synchronized CompletionStage<Leader> campaign(String instance, long termMillis) {
     try {
-      checkInstance(instance);
-      checkMillis(termMillis, "term");
+      LeaseBoard.checkInstance(instance);
+      LeaseBoard.checkMillis(termMillis, "term");
       long now = nowMillis();
       if (leader == null || leaderUntil <= now) {
         leader = instance;
@@ -92,7 +87,7 @@ final class MemoryLeaseBoard implements LeaseBoard {
   @Override
   public synchronized CompletionStage<Void> resign(String instance, long token) {
     try {
-      checkInstance(instance);
+      LeaseBoard.checkInstance(instance);
       if (instance.equals(leader) && token == leaderToken) {
         leader = null;
         leaderToken = 0;
@@ -107,9 +102,9 @@ final class MemoryLeaseBoard implements LeaseBoard {
   @Override
   public synchronized CompletionStage<ReportAnswer> report(String instance, byte[] report, long ttlMillis) {
     try {
-      checkInstance(instance);
-      checkEntry(Objects.requireNonNull(report, "report"), "report of " + instance);
-      checkMillis(ttlMillis, "report ttl");
+      LeaseBoard.checkInstance(instance);
+      LeaseBoard.checkEntry(Objects.requireNonNull(report, "report"), "report of " + instance);
+      LeaseBoard.checkMillis(ttlMillis, "report ttl");
       long now = nowMillis();
       dropExpired(now);
       Entry old = reports.get(instance);
@@ -156,14 +151,14 @@ final class MemoryLeaseBoard implements LeaseBoard {
   public synchronized CompletionStage<Boolean> publish(String instance, long token, Map<String, byte[]> published,
       long ttlMillis) {
     try {
-      checkInstance(instance);
+      LeaseBoard.checkInstance(instance);
       Objects.requireNonNull(published, "sizes");
-      checkMillis(ttlMillis, "sizes ttl");
+      LeaseBoard.checkMillis(ttlMillis, "sizes ttl");
       long grow = 0;
       int added = 0;
       for (Map.Entry<String, byte[]> e : published.entrySet()) {
-        checkInstance(e.getKey());
-        checkEntry(Objects.requireNonNull(e.getValue(), "sizes"), "sizes of " + e.getKey());
+        LeaseBoard.checkInstance(e.getKey());
+        LeaseBoard.checkEntry(Objects.requireNonNull(e.getValue(), "sizes"), "sizes of " + e.getKey());
       }
       long now = nowMillis();
       if (!instance.equals(leader) || token != leaderToken || leaderUntil <= now) {
@@ -228,32 +223,6 @@ final class MemoryLeaseBoard implements LeaseBoard {
 
   private static long entryBytes(String instance, byte[] data) {
     return ENTRY_OVERHEAD + 2L * instance.length() + data.length;
-  }
-
-  static void checkInstance(String instance) {
-    Objects.requireNonNull(instance, "instance");
-    int n = instance.getBytes(StandardCharsets.UTF_8).length;
-    if (n == 0 || n > MAX_INSTANCE_BYTES) {
-      throw new IllegalArgumentException("an instance id is 1 to " + MAX_INSTANCE_BYTES + " bytes, was " + n);
-    }
-    // Reserved on every store alike: Redis keeps the last publish's record under that field.
-    if (instance.equals("@")) {
-      throw new IllegalArgumentException("the instance id \"@\" is reserved (the sizes' publish record)");
-    }
-  }
-
-  private static void checkEntry(byte[] data, String what) {
-    if (data.length > MAX_ENTRY_BYTES) {
-      throw new IllegalArgumentException("the " + what + " is " + data.length + " bytes, over the limit of "
-          + MAX_ENTRY_BYTES + " bytes (LeaseBoard.MAX_ENTRY_BYTES)");
-    }
-  }
-
-  private static void checkMillis(long millis, String what) {
-    // A day at most: far above any lease length, and the store's times stay exact.
-    if (millis < 1 || millis > MAX_MILLIS) {
-      throw new IllegalArgumentException("the " + what + " must be 1 to " + MAX_MILLIS + " ms (a day), was " + millis);
-    }
   }
 
   private long nowMillis() {

@@ -14,6 +14,40 @@ import java.util.concurrent.CompletionStage;
 public interface LeaseBoard {
   /** The most bytes one report or one instance's sizes may hold. */
   int MAX_ENTRY_BYTES = 8 * 1024;
+  /** The most bytes of an instance's id, in UTF-8. */
+  int MAX_INSTANCE_BYTES = 256;
+  /** The longest term or time to live: a day, far above any lease length, and times stay exact. */
+  long MAX_MILLIS = 86_400_000;
+
+  /**
+   * Refuses an id no store keeps: empty, longer than {@link #MAX_INSTANCE_BYTES}, or {@code @}
+   * (reserved on every store alike: the Redis store keeps the last publish's record under it).
+   */
+  static void checkInstance(String instance) {
+    java.util.Objects.requireNonNull(instance, "instance");
+    int n = instance.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    if (n == 0 || n > MAX_INSTANCE_BYTES) {
+      throw new IllegalArgumentException("an instance id is 1 to " + MAX_INSTANCE_BYTES + " bytes, was " + n);
+    }
+    if (instance.equals("@")) {
+      throw new IllegalArgumentException("the instance id \"@\" is reserved (the sizes' publish record)");
+    }
+  }
+
+  /** Refuses a report or sizes over {@link #MAX_ENTRY_BYTES}, naming {@code what}. */
+  static void checkEntry(byte[] data, String what) {
+    if (data.length > MAX_ENTRY_BYTES) {
+      throw new IllegalArgumentException("the " + what + " is " + data.length + " bytes, over the limit of "
+          + MAX_ENTRY_BYTES + " bytes (LeaseBoard.MAX_ENTRY_BYTES)");
+    }
+  }
+
+  /** Refuses a term or time to live outside 1 ms to {@link #MAX_MILLIS}, naming {@code what}. */
+  static void checkMillis(long millis, String what) {
+    if (millis < 1 || millis > MAX_MILLIS) {
+      throw new IllegalArgumentException("the " + what + " must be 1 to " + MAX_MILLIS + " ms (a day), was " + millis);
+    }
+  }
 
   /**
    * Campaigns for leadership, or renews it: if no leader's term is running, or it is {@code

@@ -27,10 +27,6 @@ import java.util.concurrent.ExecutionException;
  */
 final class RedisLeaseBoard implements LeaseBoard {
   static final int MAX_INSTANCES = 10_000;
-  /** The longest term or ttl, ms. */
-  static final long MAX_MILLIS = 86_400_000;
-  /** The longest instance id, as a heartbeat's. */
-  static final int MAX_INSTANCE_BYTES = RedisPolicyStore.MAX_INSTANCE_BYTES;
   /** {@link #reports} reads at most this many pages: ten thousand reports in pages of about 64, twice over. */
   private static final int MAX_PAGES = 2 * MAX_INSTANCES / 64;
 
@@ -61,8 +57,8 @@ final class RedisLeaseBoard implements LeaseBoard {
   @Override
   public CompletionStage<Leader> campaign(String instance, long termMillis) {
     try {
-      checkInstance(instance);
-      checkMillis(termMillis, "term");
+      LeaseBoard.checkInstance(instance);
+      LeaseBoard.checkMillis(termMillis, "term");
       return this.<List<Object>>call(ScriptOutputType.MULTI, "campaign", instance, Long.toString(termMillis))
           .thenApply(r -> new Leader(text(r.get(0)), number(r.get(1)), number(r.get(2)), number(r.get(3))));
     } catch (RuntimeException e) {
@@ -73,7 +69,7 @@ final class RedisLeaseBoard implements LeaseBoard {
   @Override
   public CompletionStage<Void> resign(String instance, long token) {
     try {
-      checkInstance(instance);
+      LeaseBoard.checkInstance(instance);
       return this.<Long>call(ScriptOutputType.INTEGER, "resign", instance, Long.toString(token)).thenApply(r -> null);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
@@ -83,9 +79,9 @@ final class RedisLeaseBoard implements LeaseBoard {
   @Override
   public CompletionStage<ReportAnswer> report(String instance, byte[] report, long ttlMillis) {
     try {
-      checkInstance(instance);
-      checkEntry(Objects.requireNonNull(report, "report"), "report of " + instance);
-      checkMillis(ttlMillis, "report ttl");
+      LeaseBoard.checkInstance(instance);
+      LeaseBoard.checkEntry(Objects.requireNonNull(report, "report"), "report of " + instance);
+      LeaseBoard.checkMillis(ttlMillis, "report ttl");
       byte[][] args = {bytes("report"), bytes(instance), bytes(Long.toString(ttlMillis)),
           bytes(Integer.toString(maxInstances)), report};
       return this.<List<Object>>run(ScriptOutputType.MULTI, args).thenApply(r -> {
@@ -132,9 +128,9 @@ final class RedisLeaseBoard implements LeaseBoard {
   @Override
   public CompletionStage<Boolean> publish(String instance, long token, Map<String, byte[]> sizes, long ttlMillis) {
     try {
-      checkInstance(instance);
+      LeaseBoard.checkInstance(instance);
       Objects.requireNonNull(sizes, "sizes");
-      checkMillis(ttlMillis, "sizes ttl");
+      LeaseBoard.checkMillis(ttlMillis, "sizes ttl");
       if (sizes.size() > maxInstances) {
         throw new IllegalStateException("lease board full: sizes of " + sizes.size()
             + " instances would be kept, more than the " + maxInstances + " it holds; nothing was published");
@@ -148,8 +144,8 @@ final class RedisLeaseBoard implements LeaseBoard {
       args[5] = bytes(Integer.toString(sizes.size()));
       int i = 6;
       for (Map.Entry<String, byte[]> e : sizes.entrySet()) {
-        checkInstance(e.getKey());
-        checkEntry(Objects.requireNonNull(e.getValue(), "sizes"), "sizes of " + e.getKey());
+        LeaseBoard.checkInstance(e.getKey());
+        LeaseBoard.checkEntry(Objects.requireNonNull(e.getValue(), "sizes"), "sizes of " + e.getKey());
         args[i++] = bytes(e.getKey());
         args[i++] = e.getValue();
       }
@@ -188,31 +184,6 @@ final class RedisLeaseBoard implements LeaseBoard {
       }
     }
     throw new CompletionException(c);
-  }
-
-  private static void checkInstance(String instance) {
-    Objects.requireNonNull(instance, "instance");
-    int n = bytes(instance).length;
-    if (n == 0 || n > MAX_INSTANCE_BYTES) {
-      throw new IllegalArgumentException("an instance id is 1 to " + MAX_INSTANCE_BYTES + " bytes, was " + n);
-    }
-    if (instance.equals("@")) {
-      throw new IllegalArgumentException("the instance id \"@\" is reserved (the sizes' publish record)");
-    }
-  }
-
-  private static void checkEntry(byte[] data, String what) {
-    if (data.length > MAX_ENTRY_BYTES) {
-      throw new IllegalArgumentException("the " + what + " is " + data.length + " bytes, over the limit of "
-          + MAX_ENTRY_BYTES + " bytes (LeaseBoard.MAX_ENTRY_BYTES)");
-    }
-  }
-
-  private static void checkMillis(long millis, String what) {
-    // A day at most: far above any lease length, and the store's times stay exact.
-    if (millis < 1 || millis > MAX_MILLIS) {
-      throw new IllegalArgumentException("the " + what + " must be 1 to " + MAX_MILLIS + " ms (a day), was " + millis);
-    }
   }
 
   private static byte[] bytes(String s) {
