@@ -1,8 +1,6 @@
 package dev.sluice.redis;
 
-import dev.sluice.StoreException;
 import dev.sluice.spi.LeaseBoard;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -11,9 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The lease board in Redis, every key under the hash tag {@code {leases}} (one Cluster slot, apart
@@ -168,22 +164,8 @@ final class RedisLeaseBoard implements LeaseBoard {
     if (error == null) {
       return value;
     }
-    Throwable c = error;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
-      c = c.getCause();
-    }
-    if (c instanceof RedisCommandExecutionException && c.getMessage() != null) {
-      String m = c.getMessage();
-      int full = m.indexOf("LEASEFULL ");
-      if (full >= 0) {
-        throw new CompletionException(new IllegalStateException("lease board full: "
-            + m.substring(full + "LEASEFULL ".length())));
-      }
-      if (!StoreErrors.isOutage(m)) {
-        throw new CompletionException(new StoreException("the Redis store refused the lease command: " + m, c));
-      }
-    }
-    throw new CompletionException(c);
+    throw StoreErrors.scriptFailure(error, "lease command",
+        Map.of("LEASEFULL", m -> new IllegalStateException("lease board full: " + m)));
   }
 
   private static byte[] bytes(String s) {

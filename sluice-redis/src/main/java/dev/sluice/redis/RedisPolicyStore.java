@@ -8,7 +8,6 @@ import dev.sluice.spi.PolicyRecord;
 import dev.sluice.spi.DenialSketches;
 import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyRecords;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -19,13 +18,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -458,24 +457,7 @@ final class RedisPolicyStore implements PolicyRecords, DenialSketches, Membershi
     if (error == null) {
       return value;
     }
-    Throwable c = error;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
-      c = c.getCause();
-    }
-    if (c instanceof RedisCommandExecutionException && c.getMessage() != null) {
-      String m = c.getMessage();
-      int full = m.indexOf("POLICYFULL ");
-      if (full >= 0) {
-        throw new CompletionException(new PolicyFullException(m.substring(full + "POLICYFULL ".length())));
-      }
-      int sketch = m.indexOf("SKETCH ");
-      if (sketch >= 0) {
-        throw new CompletionException(new IllegalArgumentException(m.substring(sketch + "SKETCH ".length())));
-      }
-      if (!StoreErrors.isOutage(m)) {
-        throw new CompletionException(new StoreException("the Redis store refused the policy command: " + m, c));
-      }
-    }
-    throw new CompletionException(c);
+    throw StoreErrors.scriptFailure(error, "policy command",
+        Map.of("POLICYFULL", PolicyFullException::new, "SKETCH", IllegalArgumentException::new));
   }
 }

@@ -2,9 +2,11 @@ package dev.sluice.redis;
 
 import dev.sluice.StoreException;
 import io.lettuce.core.RedisCommandExecutionException;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +59,33 @@ final class StoreErrors {
       return new StoreException("the Redis store's reply could not be read: " + c.getMessage(), c);
     }
     return c;
+  }
+
+  /**
+   * For a stage's {@code handle} on one of the store's own scripts beside the decisions: the
+   * failure to complete it with. An error reply that carries one of the script's codes (a word
+   * and a space, such as {@code POLICYFULL }) becomes what {@code byCode} makes of the text after
+   * it; any other error reply but an outage, a {@link StoreException} naming {@code command}.
+   */
+  static CompletionException scriptFailure(Throwable error, String command,
+      Map<String, Function<String, RuntimeException>> byCode) {
+    Throwable c = error;
+    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    if (c instanceof RedisCommandExecutionException && c.getMessage() != null) {
+      String m = c.getMessage();
+      for (Map.Entry<String, Function<String, RuntimeException>> code : byCode.entrySet()) {
+        int at = m.indexOf(code.getKey() + " ");
+        if (at >= 0) {
+          return new CompletionException(code.getValue().apply(m.substring(at + code.getKey().length() + 1)));
+        }
+      }
+      if (!isOutage(m)) {
+        return new CompletionException(new StoreException("the Redis store refused the " + command + ": " + m, c));
+      }
+    }
+    return new CompletionException(c);
   }
 
   /** For a stage's {@code handle}: the failure to complete it with. */
