@@ -3,6 +3,18 @@ package dev.sluice.redis;
 import static dev.sluice.redis.RedisPolicyStoreTestBase.join;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.AuditPolicy;
+import dev.sluice.BanPolicy;
+import dev.sluice.Decision;
+import dev.sluice.DenyReason;
+import dev.sluice.FailureMode;
+import dev.sluice.Operation;
+import dev.sluice.OperationItem;
+import dev.sluice.OperationRequest;
+import dev.sluice.RateLimiter;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
+import dev.sluice.Sluice;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
 import dev.sluice.testkit.Flavor;
@@ -67,6 +79,73 @@ class RedisPolicyLeastPrivilegeTest {
   void theDocumentedAclAdditionIsTheTestedOne() throws Exception {
     String doc = Files.readString(Path.of("..", "docs", "redis-internals.md"), StandardCharsets.UTF_8);
     assertThat(doc).contains("`" + POLICY_COMMANDS.stream().map(c -> "+" + c).collect(Collectors.joining(" ")) + "`");
+  }
+
+  /** What rules that audit add, in the decisions themselves, as the doc gives them. */
+  static final List<String> AUDIT_COMMANDS = List.of("lindex", "lrem", "lpush", "ltrim", "pttl");
+
+  @Test
+  void aUserHoldingTheDocumentedCommandsDecidesRulesThatBanAndAudit() {
+    List<String> all = documented();
+    all.addAll(AUDIT_COMMANDS);
+    assertThat(audited(createUser(all))).isEmpty();
+  }
+
+  @Test
+  void everyAuditCommandIsNeeded() {
+    Map<String, String> without = new LinkedHashMap<>();
+    for (String c : AUDIT_COMMANDS) {
+      List<String> fewer = documented();
+      fewer.addAll(AUDIT_COMMANDS);
+      fewer.remove(c);
+      without.put(c, audited(createUser(fewer)));
+    }
+    assertThat(without).allSatisfy((c, failure) -> assertThat(failure).as("without +%s", c).isNotEmpty());
+  }
+
+  @Test
+  void theDocumentedAuditAdditionIsTheTestedOne() throws Exception {
+    String doc = Files.readString(Path.of("..", "docs", "redis-internals.md"), StandardCharsets.UTF_8)
+        .replaceAll("\\s+", " ");
+    assertThat(doc).contains("`" + AUDIT_COMMANDS.stream().map(c -> "+" + c).collect(Collectors.joining(" ")) + "`");
+  }
+
+  /**
+   * Decisions of a rule that bans and audits, through a limiter as a user builds one, as {@code
+   * uri}'s user: the same value twice (the list's head kept), another, then denials counted toward
+   * the ban and the ban answered; what failed first ("step: error"), or "". The store fails
+   * closed, so that a refused command shows as a denial where an admission was due.
+   */
+  private static String audited(String uri) {
+    String step = "connect";
+    String prefix = "sluice:pa" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36) + ":";
+    Rule rule = Rule.builder("login").window(3, Duration.ofMinutes(1)).failureMode(FailureMode.CLOSED)
+        .ban(new BanPolicy(2, Duration.ofMinutes(1), Duration.ofMinutes(1))).audit(new AuditPolicy(5, "user")).build();
+    RuleSet rules = RuleSet.of(List.of(rule)).withOperations(
+        List.of(Operation.of("signin", OperationItem.of("login", "ip:{ip}"))), List.of());
+    try (RateLimiter limiter = Sluice.builder().rules(rules).denialCache(0)
+        .store(RedisStore.builder(uri).prefix(prefix).commandTimeout(Duration.ofSeconds(2)).build()).build()) {
+      for (String user : List.of("ann", "ann", "bob")) {
+        step = "admit " + user;
+        Decision d = limiter.acquire(OperationRequest.of("signin", Map.of("ip", "192.0.2.1", "user", user)));
+        assertThat(d.degraded()).as("degraded").isFalse();
+        assertThat(d.allowed()).isTrue();
+      }
+      step = "audit";
+      assertThat(join(limiter.policies().audit("login", "ip:192.0.2.1"))).containsExactly("bob", "ann");
+      step = "count denials";
+      for (int i = 0; i < 2; i++) {
+        Decision d = limiter.acquire(OperationRequest.of("signin", Map.of("ip", "192.0.2.1", "user", "eve")));
+        assertThat(d.degraded()).as("degraded").isFalse();
+        assertThat(d.items().get(0).reason()).isEqualTo(DenyReason.LIMIT_EXCEEDED);
+      }
+      step = "banned";
+      Decision banned = limiter.acquire(OperationRequest.of("signin", Map.of("ip", "192.0.2.1", "user", "eve")));
+      assertThat(banned.items().get(0).reason()).isEqualTo(DenyReason.BANNED);
+      return "";
+    } catch (Throwable e) {
+      return step + ": " + e;
+    }
   }
 
   /** Every policy operation as {@code uri}'s user: what failed first ("step: error"), or "". */
