@@ -121,13 +121,14 @@ final class BooleanPaths {
 
   /**
    * The rule in force if the boolean path may take it: known, not shaping, no listeners, no
-   * cached policies nor a ban (a ban the store answers must be seen, to be cached), and not a
-   * shadow rule (whose denials, answered as admissions here, the top offenders must count).
+   * cached policies nor a ban (a ban the store answers must be seen, to be cached), not a shadow
+   * rule (whose denials, answered as admissions here, the top offenders must count), and not a
+   * leased rule (its step answers first).
    */
   private Rule fastRule(String ruleName) {
     Rule rule = resolver.rules().get(ruleName);
     if (rule == null || rule.algorithm() == Algorithm.LEAKY_BUCKET || heard || rule.ban() != null || rule.shadow()
-        || policies.of(rule.name()) != null) {
+        || rule.lease() != null || policies.of(rule.name()) != null) {
       return null;
     }
     return rule;

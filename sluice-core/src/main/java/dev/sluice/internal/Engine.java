@@ -54,6 +54,7 @@ public final class Engine implements RateLimiter {
   private final BooleanPaths booleans;
   /** Null when the store keeps no policy records. */
   private final EnginePolicies policies;
+  private final LocalStage steps;
 
   /** A limiter of what {@code c} holds; the store given is checked against the rules first. */
   public Engine(EngineConfig c) {
@@ -68,8 +69,9 @@ public final class Engine implements RateLimiter {
     this.policyCache = new PolicyCache(records, store.isLocal(), c.rules(), true, c.maxPolicyBytes(),
         new PolicyLog(ticker, listeners));
     this.denials = c.denialCacheKeys() > 0 && !store.isLocal() ? new DenialCache(c.denialCacheKeys()) : null;
-    LocalStage steps = new LocalStage(LocalSteps.inOrder(policyCache, ticker, records != null, denials, listeners),
-        ticker);
+    LocalStage steps = new LocalStage(LocalSteps.inOrder(policyCache, ticker, records != null, denials, listeners,
+        store), ticker);
+    this.steps = steps;
     this.resolver = new Resolver(store, c.maxKeyBytes(), steps, c.rules());
     this.call = new StoreCall(store, c.storeTimeout().toMillis(), c.maxInFlight());
     Fleet fleet = store.isLocal() ? null : store.membership().map(m -> new Fleet(m, ticker)).orElse(null);
@@ -278,6 +280,7 @@ public final class Engine implements RateLimiter {
   public void close() {
     // The poll stops first, so that no heartbeat of its follows the leave.
     policyCache.close();
+    steps.close(); // what a step holds of the store (leased units) goes back while it is open
     degrade.leave();
     store.close();
     local.close();

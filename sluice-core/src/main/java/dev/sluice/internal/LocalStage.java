@@ -43,6 +43,19 @@ final class LocalStage {
     this.ticker = ticker;
   }
 
+  /** Closes the steps that hold something of the store's (leased units), each once. */
+  void close() {
+    for (LocalStep s : steps) {
+      if (s instanceof AutoCloseable c) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          // Closing goes on: what a step could not give back, the store's windows forget.
+        }
+      }
+    }
+  }
+
   /** Whether some step may answer or shape an item of {@code rule} now. */
   boolean acts(Rule rule) {
     for (LocalStep s : gates) {

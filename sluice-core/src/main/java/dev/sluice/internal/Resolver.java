@@ -63,11 +63,7 @@ final class Resolver implements RequestChecks {
         throw new UnsupportedRuleException(r.name(), "rule '" + r.name() + "': " + store.describe()
             + " cannot lease units to instances, so it cannot decide mode: leased; use mode: exact");
       }
-      if (r.lease() != null) {
-        // The stores' capabilities come first; the instances' side of leasing (docs/scaling.md) next.
-        throw new UnsupportedRuleException(r.name(), "rule '" + r.name() + "': mode: leased is not available in"
-            + " this version (see docs/scaling.md); use mode: exact");
-      }
+
       if (!records && (r.ban() != null || r.audit() != null)) {
         throw new UnsupportedRuleException(r.name(), "rule '" + r.name() + "': " + store.describe()
             + " keeps no policies, so it cannot " + (r.ban() != null ? "ban keys" : "keep an audit"));

@@ -112,10 +112,12 @@ class LeaseConfigTest {
   }
 
   @Test
-  void aLeasedRuleIsRefusedAtBuildNeverDecidedSomeOtherWay() {
+  void aStoreThatCannotLeaseRefusesALeasedRuleNeverDecidingItSomeOtherWay() {
     Rule leased = Rule.builder("r").window(1000, Duration.ofSeconds(1)).lease(LeasePolicy.DEFAULTS).build();
-    assertThatThrownBy(() -> Sluice.builder().rules(leased).store(MemoryStore.builder().build()).build())
-        .isInstanceOf(UnsupportedRuleException.class).hasMessageContaining("mode: leased")
+    // A store offering neither grants nor a lease board, as any store by default.
+    dev.sluice.testing.FlakyStore plain = new dev.sluice.testing.FlakyStore(MemoryStore.builder().build());
+    assertThatThrownBy(() -> Sluice.builder().rules(leased).store(plain).build())
+        .isInstanceOf(UnsupportedRuleException.class).hasMessageContaining("cannot decide mode: leased")
         .hasMessageContaining("use mode: exact");
   }
 }

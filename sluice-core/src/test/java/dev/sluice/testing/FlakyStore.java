@@ -38,6 +38,8 @@ public final class FlakyStore implements Store {
   private volatile boolean policies;
   private volatile boolean shared;
 
+  private boolean leases;
+
   public FlakyStore(Store behind) {
     this.behind = behind;
   }
@@ -66,6 +68,22 @@ public final class FlakyStore implements Store {
   @Override
   public Optional<Membership> membership() {
     return policies ? behind.membership() : Optional.empty();
+  }
+
+  /** Lends the store's leased-mode capabilities (grants, lease board), left out by default. */
+  public FlakyStore withLeases() {
+    this.leases = true;
+    return this;
+  }
+
+  @Override
+  public Optional<dev.sluice.spi.Grants> grants() {
+    return leases ? behind.grants() : Optional.empty();
+  }
+
+  @Override
+  public Optional<dev.sluice.spi.LeaseBoard> leaseBoard() {
+    return leases ? behind.leaseBoard() : Optional.empty();
   }
 
   /** Leaves the store behind open when closed: it is shared with other limiters. */

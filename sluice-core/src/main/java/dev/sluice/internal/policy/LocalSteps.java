@@ -1,6 +1,8 @@
 package dev.sluice.internal.policy;
 
 import dev.sluice.DecisionListener;
+import dev.sluice.internal.lease.LeaseStep;
+import dev.sluice.spi.Store;
 import dev.sluice.Ticker;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,19 +12,23 @@ public final class LocalSteps {
   private LocalSteps() {}
 
   /**
-   * Access lists (the deny list first), then bans, then live limits, then a remote store's recent
-   * denials: an item answered by the lists is never looked up further, and the denial cache sees
+   * Access lists (the deny list first), then bans, then live limits, then leases, then a remote
+   * store's recent denials: an item answered by the lists is never looked up further, and the denial cache sees
    * the windows a live limit gave.
    *
    * @param records whether the store keeps policy records (bans it answers are then recorded)
    * @param denials the denial cache, null when there is none
+   * @param store the limiter's store: leased mode's step when it can lease units
    */
   public static List<LocalStep> inOrder(PolicyCache cache, Ticker ticker, boolean records, DenialCache denials,
-      DecisionListener[] listeners) {
+      DecisionListener[] listeners, Store store) {
     List<LocalStep> steps = new ArrayList<>();
     steps.add(new AccessLists(cache));
     steps.add(new CachedBans(cache, ticker, records));
     steps.add(new LiveLimitStep(cache));
+    if (store.grants().isPresent() && store.leaseBoard().isPresent()) {
+      steps.add(new LeaseStep(store.grants().get(), store.leaseBoard().get(), ticker, LeaseStep.MAX_KEYS));
+    }
     if (denials != null) {
       steps.add(new CachedDenials(denials, listeners));
     }

@@ -1,0 +1,120 @@
+package dev.sluice.internal.lease;
+
+import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
+import dev.sluice.Window;
+import dev.sluice.WindowState;
+import dev.sluice.spi.Grants.Grant;
+import dev.sluice.spi.ResolvedItem;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What one instance holds of one leased (rule, key): the units it may still admit locally (its
+ * balance), the grants they came from, and the store's report at the last take, from which its
+ * decisions are explained. Units are used oldest grant first, so the unused ones belong to the
+ * newest grants: a give-back returns them newest first, each grant at most once.
+ */
+final class Holding {
+  final Rule rule;
+  final String key;
+  final List<Window> windows;
+  /** The units every instance together may hold unused for this key (docs/scaling.md, the bound). */
+  final long budget;
+  private final AtomicLong balance = new AtomicLong();
+  /** Units admitted locally since the last usage report. */
+  final AtomicLong admitted = new AtomicLong();
+  /** Guarded by this. */
+  private final List<Grant> grants = new ArrayList<>();
+  /** Whether a take is in flight: one at a time per key. */
+  volatile boolean taking;
+  /** Whether the holding left the book: a grant that arrives now is given back at once. */
+  volatile boolean retired;
+  /** The store's report at the last take, null before the first. */
+  volatile ItemDecision lastReport;
+  /** The limiter's clock at the last take answered, and at the last local use. */
+  volatile long lastTakeMicros;
+  volatile long lastUseMicros;
+
+  Holding(Rule rule, String key, List<Window> windows) {
+    this.rule = rule;
+    this.key = key;
+    this.windows = windows;
+    this.budget = rule.lease().budget(windows);
+  }
+
+  ResolvedItem item(long cost) {
+    return new ResolvedItem(rule, key, cost, windows);
+  }
+
+  long balance() {
+    return balance.get();
+  }
+
+  /** Takes {@code cost} units off the balance if it holds them: a local admission. */
+  boolean tryConsume(long cost, long nowMicros) {
+    while (true) {
+      long b = balance.get();
+      if (b < cost) {
+        return false;
+      }
+      if (balance.compareAndSet(b, b - cost)) {
+        lastUseMicros = nowMicros;
+        admitted.addAndGet(cost);
+        return true;
+      }
+    }
+  }
+
+  /** Adds a take's units; false if the holding has retired (the caller gives them back). */
+  synchronized boolean add(Grant g, long nowMicros) {
+    if (retired) {
+      return false;
+    }
+    grants.add(g);
+    lastReport = g.report();
+    lastTakeMicros = nowMicros;
+    balance.addAndGet(g.units());
+    return true;
+  }
+
+  /**
+   * Takes back every unused unit, for a give-back: per grant, newest first, the units of it to
+   * return. The holding keeps no grant afterwards: each is given back at most once, and units
+   * used from it since are the store's already.
+   */
+  synchronized List<Return> drain() {
+    long left = balance.getAndSet(0);
+    List<Return> out = new ArrayList<>();
+    for (int i = grants.size() - 1; i >= 0 && left > 0; i--) {
+      Grant g = grants.get(i);
+      long n = Math.min(left, g.units());
+      out.add(new Return(g, n));
+      left -= n;
+    }
+    grants.clear();
+    return out;
+  }
+
+  /** Units of one grant to give back. */
+  record Return(Grant grant, long units) {}
+
+  /**
+   * An admission answered from the balance: the windows as this instance sees them — the store's
+   * remaining at its last take plus the units it still holds (never above a window's limit), the
+   * store's reset — and nothing about other instances' use since.
+   */
+  ItemDecision admitted(long cost) {
+    ItemDecision r = lastReport;
+    long held = balance.get();
+    List<WindowState> ws = new ArrayList<>(windows.size());
+    for (int i = 0; i < windows.size(); i++) {
+      Window w = windows.get(i);
+      WindowState s = r == null || i >= r.windows().size() ? null : r.windows().get(i);
+      long remaining = Math.min(w.limit(), (s == null ? 0 : s.remaining()) + held);
+      ws.add(new WindowState(w.limit(), w.period().toMillis(), remaining, 0, s == null ? 0 : s.resetAfterMs(), false));
+    }
+    return new ItemDecision(rule.name(), key, cost, true, dev.sluice.DenyReason.NONE, 0, ws, rule.shadow());
+  }
+}

@@ -1,0 +1,132 @@
+package dev.sluice.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.Item;
+import dev.sluice.LeasePolicy;
+import dev.sluice.RateLimiter;
+import dev.sluice.Request;
+import dev.sluice.Rule;
+import dev.sluice.Sluice;
+import dev.sluice.WindowState;
+import dev.sluice.memory.MemoryStore;
+import dev.sluice.testing.FakeTicker;
+import dev.sluice.testing.FlakyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Leased mode through limiters as users build them, several on one memory store: units are taken
+ * from the store's exact state, admitted locally, given back; the store never admits past its
+ * limit, and over-admission in a window never passes the budget.
+ */
+class LeasedModeTest {
+  final FakeTicker ticker = new FakeTicker();
+  final MemoryStore store = MemoryStore.builder().ticker(ticker).build();
+  /** 1,000 per second, 10 % slack: a budget of 100 units; alone, an instance holds at most 50. */
+  final Rule leased = Rule.builder("api").window(1000, Duration.ofSeconds(1))
+      .lease(new LeasePolicy(Duration.ofSeconds(1), Duration.ofMillis(100), 0.1)).build();
+  final List<RateLimiter> limiters = new ArrayList<>();
+
+  RateLimiter limiter() {
+    // Limiters share the store: one closing must not close it for the others.
+    RateLimiter l = Sluice.builder().rules(leased).store(new FlakyStore(store).withLeases().shared()).ticker(ticker)
+        .sleeper(ticker).build();
+    limiters.add(l);
+    return l;
+  }
+
+  @AfterEach
+  void close() {
+    limiters.forEach(RateLimiter::close);
+  }
+
+  /** What the store has left for the key now: a peek (cost 0 is always decided by the store). */
+  long storeRemaining(RateLimiter via, String key) {
+    return via.acquire("api", key, 0).items().get(0).windows().get(0).remaining();
+  }
+
+  @Test
+  void unitsAreTakenFromTheStoreAndAdmittedLocallyUntilTheyRunOut() {
+    RateLimiter a = limiter();
+    Decision first = a.acquire("api", "all");
+    assertThat(first.allowed()).isTrue();
+    // The first take: 50 units (half the budget while alone) left the store's window at once.
+    assertThat(storeRemaining(a, "all")).isEqualTo(950);
+    for (int i = 0; i < 20; i++) {
+      assertThat(a.acquire("api", "all").allowed()).isTrue();
+    }
+    // Renewed before running dry: still within the size, and the store counts every unit taken.
+    long taken = 1000 - storeRemaining(a, "all");
+    assertThat(taken).isBetween(21L, 21L + 50);
+    // The decision explains itself from this instance's view, never above the limit.
+    WindowState w = a.acquire("api", "all").items().get(0).windows().get(0);
+    assertThat(w.limit()).isEqualTo(1000);
+    assertThat(w.remaining()).isBetween(0L, 1000L);
+  }
+
+  @Test
+  void theStoreNeverAdmitsPastItsLimitWhoeverHoldsTheUnits() {
+    List<RateLimiter> three = List.of(limiter(), limiter(), limiter());
+    int admitted = 0;
+    for (int i = 0; i < 1500; i++) {
+      if (three.get(i % 3).acquire("api", "all").allowed()) {
+        admitted++;
+      }
+    }
+    // The clock stands still: one window, so never more than its limit, leased or not.
+    assertThat(admitted).isEqualTo(1000);
+    assertThat(storeRemaining(three.get(0), "all")).isZero();
+  }
+
+  @Test
+  void overAdmissionInAWindowStaysWithinTheBudget() {
+    RateLimiter a = limiter();
+    RateLimiter b = limiter();
+    long[] times = new long[4000];
+    int n = 0;
+    long start = ticker.nowMicros();
+    for (int i = 0; i < 4000; i++) {
+      ticker.advance(Duration.ofNanos(500_000)); // 2,000 offered per second, twice the limit
+      if ((i % 2 == 0 ? a : b).acquire("api", "all").allowed()) {
+        times[n++] = ticker.nowMicros() - start;
+      }
+    }
+    // Every sliding one-second window: at most the limit plus the budget (100 units).
+    int worst = 0;
+    for (int i = 0, j = 0; j < n; j++) {
+      while (times[j] - times[i] >= 1_000_000) {
+        i++;
+      }
+      worst = Math.max(worst, j - i + 1);
+    }
+    assertThat(worst).isLessThanOrEqualTo(1000 + 100);
+    assertThat(n).isGreaterThan(1900); // about the limit over two seconds is usable
+  }
+
+  @Test
+  void closingGivesTheUnitsHeldBack() {
+    RateLimiter a = limiter();
+    for (int i = 0; i < 5; i++) {
+      a.acquire("api", "all");
+    }
+    RateLimiter other = limiter();
+    assertThat(storeRemaining(other, "all")).isLessThan(995); // units held by a
+    a.close();
+    assertThat(storeRemaining(other, "all")).isEqualTo(995);
+  }
+
+  @Test
+  void aRequestOfSeveralItemsIsDecidedByTheStoreAllOrNothing() {
+    RateLimiter a = limiter();
+    Decision d = a.acquire(Request.of(Item.of("api", "x"), Item.of("api", "y")));
+    assertThat(d.allowed()).isTrue();
+    // Exact: exactly one unit each left the store, no take.
+    assertThat(storeRemaining(a, "x")).isEqualTo(999);
+    assertThat(storeRemaining(a, "y")).isEqualTo(999);
+  }
+}
