@@ -1,5 +1,6 @@
 package dev.sluice.internal.lease;
 
+import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
 import dev.sluice.Window;
@@ -108,13 +109,14 @@ final class Holding {
   ItemDecision admitted(long cost) {
     ItemDecision r = lastReport;
     long held = balance.get();
-    List<WindowState> ws = new ArrayList<>(windows.size());
-    for (int i = 0; i < windows.size(); i++) {
+    WindowState[] ws = new WindowState[windows.size()];
+    for (int i = 0; i < ws.length; i++) {
       Window w = windows.get(i);
       WindowState s = r == null || i >= r.windows().size() ? null : r.windows().get(i);
       long remaining = Math.min(w.limit(), (s == null ? 0 : s.remaining()) + held);
-      ws.add(new WindowState(w.limit(), w.period().toMillis(), remaining, 0, s == null ? 0 : s.resetAfterMs(), false));
+      ws[i] = new WindowState(w.limit(), w.period().toMillis(), remaining, 0, s == null ? 0 : s.resetAfterMs(), false);
     }
-    return new ItemDecision(rule.name(), key, cost, true, dev.sluice.DenyReason.NONE, 0, ws, rule.shadow());
+    // Immutable already: the decision keeps the list without another copy.
+    return new ItemDecision(rule.name(), key, cost, true, DenyReason.NONE, 0, List.of(ws), rule.shadow());
   }
 }

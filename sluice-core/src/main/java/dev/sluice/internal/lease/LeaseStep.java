@@ -126,12 +126,6 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
     return h.budget / (instances + 1L);
   }
 
-  /** Units held of {@code rule}'s {@code key}, for tests and listings. */
-  public long held(String rule, String key) {
-    Holding h = book.get(rule + '\u0000' + key);
-    return h == null ? 0 : h.balance();
-  }
-
   private Holding holding(Rule rule, String key, List<Window> windows) {
     String id = rule.name() + '\u0000' + key;
     Holding h = book.get(id);
