@@ -40,4 +40,29 @@ public interface DecisionListener {
    * {@code ban}, {@code list_entry}). Called once per kind and reset.
    */
   default void onPolicyRecordsLost(String kind, long count) {}
+
+  /**
+   * Leased mode: units of {@code rule} taken from the store for this instance to admit locally
+   * ({@code units} granted, possibly 0 when none fit), or given back unused ({@link
+   * #onLeaseGiveBack}). Called on the store client's threads.
+   */
+  default void onLeaseTake(String rule, long units) {}
+
+  /** Leased mode: {@code units} of {@code rule} given back to the store unused. */
+  default void onLeaseGiveBack(String rule, long units) {}
+
+  /**
+   * Leased mode, once per report interval while the limiter holds leased keys: how many keys it
+   * holds and the units it holds unused in all (its share of the over-admission bound).
+   */
+  default void onLeasesHeld(int keys, long units) {}
+
+  /**
+   * Leased mode: this limiter became the leader that sizes every instance's leases ({@code
+   * leads} true), or stopped being it (deposed, resigned, or its campaign failed).
+   */
+  default void onLeadership(boolean leads) {}
+
+  /** Leased mode, on the leader: sizes for {@code keys} keys published to the instances. */
+  default void onLeaseRebalance(int keys) {}
 }

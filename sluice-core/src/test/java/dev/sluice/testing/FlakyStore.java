@@ -78,12 +78,39 @@ public final class FlakyStore implements Store {
 
   @Override
   public Optional<dev.sluice.spi.Grants> grants() {
-    return leases ? behind.grants() : Optional.empty();
+    return leases ? behind.grants().map(g -> cutOff(dev.sluice.spi.Grants.class, g)) : Optional.empty();
   }
 
   @Override
   public Optional<dev.sluice.spi.LeaseBoard> leaseBoard() {
-    return leases ? behind.leaseBoard() : Optional.empty();
+    return leases ? behind.leaseBoard().map(b -> cutOff(dev.sluice.spi.LeaseBoard.class, b)) : Optional.empty();
+  }
+
+  /**
+   * {@code real} behind this store's mode: a call fails (or hangs, or throws) as {@link #decide}
+   * does when the mode says so, so that an instance cut off from the store loses its leases too.
+   */
+  private <T> T cutOff(Class<T> type, T real) {
+    return type.cast(java.lang.reflect.Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+        (proxy, method, args) -> {
+          if (method.getDeclaringClass() == Object.class) {
+            return method.invoke(real, args);
+          }
+          switch (mode) {
+            case FAILS:
+              return CompletableFuture.failedFuture(new IllegalStateException("store refused the connection"));
+            case THROWS:
+              throw new IllegalStateException("store client is closed");
+            case HANGS:
+              return new CompletableFuture<>();
+            default:
+              try {
+                return method.invoke(real, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+          }
+        }));
   }
 
   /** Leaves the store behind open when closed: it is shared with other limiters. */

@@ -18,14 +18,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * newest grants: a give-back returns them newest first, each grant at most once.
  */
 final class Holding {
+  /** The rule's name and the key, as the book and the published sizes name them. */
+  final String id;
   final Rule rule;
   final String key;
   final List<Window> windows;
   /** The units every instance together may hold unused for this key (docs/scaling.md, the bound). */
   final long budget;
   private final AtomicLong balance = new AtomicLong();
+  final long leaseLengthMicros;
   /** Units admitted locally since the last usage report. */
   final AtomicLong admitted = new AtomicLong();
+  /** Units of requests sent to the store since the last usage report: demand the size did not cover. */
+  final AtomicLong sent = new AtomicLong();
+  /** The most units it may hold, as last set from the leader's sizes or the even share. */
+  volatile long size;
+  /** The limiter's clock at the last request for the key. */
+  volatile long lastSeenMicros;
   /** Guarded by this. */
   private final List<Grant> grants = new ArrayList<>();
   /** Whether a take is in flight: one at a time per key. */
@@ -38,8 +47,10 @@ final class Holding {
   volatile long lastTakeMicros;
   volatile long lastUseMicros;
 
-  Holding(Rule rule, String key, List<Window> windows) {
+  Holding(String id, Rule rule, String key, List<Window> windows) {
+    this.id = id;
     this.rule = rule;
+    this.leaseLengthMicros = rule.lease().leaseLength().toNanos() / 1000;
     this.key = key;
     this.windows = windows;
     this.budget = rule.lease().budget(windows);

@@ -1,5 +1,6 @@
 package dev.sluice.internal.lease;
 
+import dev.sluice.DecisionListener;
 import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
 import dev.sluice.Ticker;
@@ -9,6 +10,8 @@ import dev.sluice.internal.policy.LocalStep;
 import dev.sluice.spi.Grants;
 import dev.sluice.spi.LeaseBoard;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * Leased mode's local step (docs/scaling.md): an item of a leased rule is admitted from the units
@@ -26,11 +30,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the store as an exact decision and a take of more units starts. A leased item is never denied
  * here: denials are the store's.
  *
- * <p>Without a leader (the only mode so far) each instance holds at most ⌊B ÷ (n + 1)⌋ units of a
- * key, B being the rule's budget for it and n the instances with a usage report on the store's
- * lease board; so the units all instances hold unused stay within B, the bound on over-admission.
- * A grant's units still unused a lease length after the last take go back to the store, and all
- * of them when the limiter closes.
+ * <p>How many units it may hold of a key, its size, comes from the leader ({@link LeaseLeader},
+ * elected through the store's lease board; every instance may become it): each report interval
+ * the instance reports its use per key and reads back the sizes published for it. While a leader
+ * leads, a key it published no size for gets none: its requests are decided exactly until the
+ * leader sizes it; so are all keys until the instance's first report is answered. Without a leader each instance holds at most ⌊B ÷ (n + 1)⌋ units of a key, B
+ * being the rule's budget for it and n the instances with a usage report on the board, and no
+ * more than its last published size while that may still be in force elsewhere. So the units all
+ * instances hold unused stay within B, the bound on over-admission. A grant's units still unused
+ * a lease length after the last take go back to the store, all of them when the size shrinks
+ * below what is held, and all when the limiter closes.
  *
  * <p>Decided exactly instead: requests at an explicit time, requests of several distinct items
  * (all or nothing across items needs the store), items with windows of their own or of a live
@@ -39,6 +48,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class LeaseStep implements LocalStep, AutoCloseable {
   /** Keys held at most; beyond them new keys are decided exactly. */
   public static final int MAX_KEYS = 10_000;
+  /** Keys in one usage report at most, the hottest: the rest wait for a later interval. */
+  static final int MAX_REPORTED_KEYS = 256;
   private static final System.Logger LOG = System.getLogger(LeaseStep.class.getName());
   private static final long TICK_MILLIS = 10;
 
@@ -55,15 +66,40 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   private volatile int instances = 1;
   private volatile long lastReportMicros = Long.MIN_VALUE;
   private final AtomicBoolean reporting = new AtomicBoolean();
+  /** The sizes last published for this instance, by rule and key; empty when none are in force. */
+  private volatile Map<String, Long> published = Map.of();
+  /** Whether a report was answered yet: until then every key is decided exactly. */
+  private volatile boolean answered;
+  /** Whether the last report's answer named a leader whose term runs. */
+  private volatile boolean leaderInForce;
+  /** The limiter's clock when sizes published for this instance were last read. */
+  private volatile long lastPublishSeenMicros = Long.MIN_VALUE;
+  private final LeaseLeader leader;
+  private final int maxKeyBytes;
+  private final AtomicBoolean cycling = new AtomicBoolean();
+  private final LeaseEvents events;
 
-  public LeaseStep(Grants grants, LeaseBoard board, Ticker ticker, int maxKeys) {
+  /**
+   * @param rules the rule in force by name (null if none): the leader sizes the keys of the rules
+   *     it knows
+   */
+  public LeaseStep(Grants grants, LeaseBoard board, Ticker ticker, int maxKeys, Function<String, Rule> rules,
+      int maxKeyBytes, DecisionListener[] listeners) {
+    this.events = new LeaseEvents(listeners);
     this.grants = grants;
     this.board = board;
     this.ticker = ticker;
     this.maxKeys = maxKeys;
+    this.maxKeyBytes = maxKeyBytes;
     byte[] random = new byte[8];
     ThreadLocalRandom.current().nextBytes(random);
     this.id = ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
+    this.leader = new LeaseLeader(board, id, rules, maxKeyBytes, events);
+  }
+
+  /** This instance's id on the lease board. */
+  public String id() {
+    return id;
   }
 
   /**
@@ -103,17 +139,20 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
       return null;
     }
     long now = item.startMicros();
-    Holding h = holding(rule, item.key(), item.windows());
+    Holding h = holding(rule, item.key(), item.windows(), now);
     if (h == null) {
       return null;
     }
-    long size = size(h);
+    h.lastSeenMicros = now;
+    long size = h.size;
     if (size <= 0) {
+      h.sent.addAndGet(item.cost()); // demand the leader should see
       return null;
     }
     if (!h.tryConsume(item.cost(), now)) {
       renew(h, size);
       if (!h.tryConsume(item.cost(), now)) {
+        h.sent.addAndGet(item.cost());
         return null; // dry: the store decides this one exactly
       }
     }
@@ -121,12 +160,28 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
     return h.admitted(item.cost());
   }
 
-  /** The most units this instance may hold of {@code h}'s key now. */
-  long size(Holding h) {
-    return h.budget / (instances + 1L);
+  /**
+   * The most units this instance may hold of {@code h}'s key now: the size published for it; none
+   * while a leader leads without sizing it; otherwise the even share, at most the last size while
+   * a size read less than a lease length ago may be in force elsewhere.
+   */
+  private long sizeFor(Holding h, long nowMicros) {
+    if (!answered) {
+      return 0; // until the board says how many instances share the budget, and who leads
+    }
+    Long p = published.get(h.id);
+    if (p != null) {
+      return Math.min(p, h.budget);
+    }
+    if (leaderInForce) {
+      return 0;
+    }
+    long seen = lastPublishSeenMicros;
+    boolean passed = seen == Long.MIN_VALUE || nowMicros - seen >= h.leaseLengthMicros;
+    return ProportionalShare.evenShare(h.size, h.budget, instances, passed);
   }
 
-  private Holding holding(Rule rule, String key, List<Window> windows) {
+  private Holding holding(Rule rule, String key, List<Window> windows, long nowMicros) {
     String id = rule.name() + '\u0000' + key;
     Holding h = book.get(id);
     if (h != null && h.rule.equals(rule) && h.windows.equals(windows)) {
@@ -141,7 +196,9 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
     if (keeper() == null) {
       return null; // closed
     }
-    Holding fresh = new Holding(rule, key, windows);
+    Holding fresh = new Holding(id, rule, key, windows);
+    fresh.lastSeenMicros = nowMicros;
+    fresh.size = sizeFor(fresh, nowMicros);
     Holding prior = book.putIfAbsent(id, fresh);
     return prior != null ? prior : fresh;
   }
@@ -167,6 +224,9 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
     }
     take.whenComplete((g, err) -> {
       h.taking = false;
+      if (err == null) {
+        events.emit(l -> l.onLeaseTake(h.rule.name(), g.units()));
+      }
       if (err == null && g.units() > 0 && !h.add(g, ticker.nowMicros())) {
         giveBack(h, List.of(new Holding.Return(g, g.units())));
       }
@@ -185,6 +245,7 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   private CompletableFuture<Void> giveBack(Holding h, List<Holding.Return> returns) {
     List<CompletableFuture<Void>> sent = new ArrayList<>();
     for (Holding.Return r : returns) {
+      events.emit(l -> l.onLeaseGiveBack(h.rule.name(), r.units()));
       try {
         sent.add(grants.giveBack(h.item(1), r.grant(), r.units()).toCompletableFuture()
             .exceptionally(e -> null)); // units not given back stay counted until the window forgets them
@@ -210,48 +271,120 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   void tick() {
     long now = ticker.nowMicros();
     long interval = Long.MAX_VALUE;
-    long ttl = 0;
+    long term = 0;
     for (Map.Entry<String, Holding> e : book.entrySet()) {
       Holding h = e.getValue();
-      long length = h.rule.lease().leaseLength().toNanos() / 1000;
+      long length = h.leaseLengthMicros;
       interval = Math.min(interval, h.rule.lease().reportInterval().toNanos() / 1000);
-      ttl = Math.max(ttl, 2 * length / 1000);
-      if (!h.taking && h.lastTakeMicros != 0 && now - h.lastTakeMicros >= length) {
-        if (now - h.lastUseMicros >= length) {
-          retire(e.getKey(), h); // idle for a lease length: forgotten
-        } else {
-          giveBack(h, h.drain());
-        }
+      term = Math.max(term, length / 1000);
+      if (h.taking) {
+        continue;
+      }
+      if (now - h.lastSeenMicros >= length) {
+        retire(e.getKey(), h); // no request for a lease length: forgotten, its units given back
+      } else if (h.lastTakeMicros != 0 && now - h.lastTakeMicros >= length) {
+        giveBack(h, h.drain());
       }
     }
     if (interval != Long.MAX_VALUE && (lastReportMicros == Long.MIN_VALUE || now - lastReportMicros >= interval)) {
-      report(now, Math.max(1, ttl));
+      report(now, Math.max(1, term));
     }
   }
 
-  private void report(long now, long ttlMillis) {
+  /**
+   * Reports this instance's use and adopts what the answer says: the sizes published for it, the
+   * leader in force, the instances counted. Then, when no leader's term runs or this instance
+   * leads, a leader cycle (campaign, rebalance, publish).
+   */
+  private void report(long now, long termMillis) {
     if (!reporting.compareAndSet(false, true)) {
       return;
     }
     long elapsed = lastReportMicros == Long.MIN_VALUE ? 0 : (now - lastReportMicros) / 1000;
     lastReportMicros = now;
-    // What this instance knows of each key: its local admissions since the last report (denials
-    // are the store's), its size and its units held.
+    // Per key: units admitted locally and units sent to the store (demand a size did not cover),
+    // both since the last report, the size in use and the units held; the hottest keys first.
     List<UsageReport.Entry> entries = new ArrayList<>();
+    long held = 0;
     for (Holding h : book.values()) {
-      entries.add(new UsageReport.Entry(h.rule.name(), h.key, h.admitted.getAndSet(0), 0, size(h), h.balance()));
+      held += h.balance();
+      entries.add(new UsageReport.Entry(h.rule.name(), h.key, h.admitted.getAndSet(0), h.sent.getAndSet(0), h.size,
+          h.balance()));
+    }
+    int keys = entries.size();
+    long units = held;
+    entries.sort(Comparator.comparingLong((UsageReport.Entry e) -> -(e.admitted() + e.denied())));
+    if (entries.size() > MAX_REPORTED_KEYS) {
+      entries = entries.subList(0, MAX_REPORTED_KEYS);
     }
     byte[] bytes = new UsageReport(elapsed, 0, entries).encode(LeaseBoard.MAX_ENTRY_BYTES).bytes();
     try {
-      board.report(id, bytes, ttlMillis).whenComplete((answer, err) -> {
-        reporting.set(false);
-        if (err == null) {
-          instances = Math.max(1, answer.instances());
+      board.report(id, bytes, 2 * termMillis).whenComplete((answer, err) -> {
+        try {
+          if (err == null) {
+            adopt(answer, ticker.nowMicros());
+            LeaseBoard.Leader l = answer.leader();
+            if (!leaderInForce || id.equals(l.instance())) {
+              lead(termMillis);
+            }
+          } else if (leader.leads()) {
+            lead(termMillis); // its campaign fails too: it steps down rather than believe it leads
+          }
+        } finally {
+          reporting.set(false);
+          // Last, so that a listener seeing it knows the round is over (on a store that answers
+          // at once, its leader cycle too).
+          events.emit(l -> l.onLeasesHeld(keys, units));
         }
       });
     } catch (RuntimeException e) {
       reporting.set(false);
     }
+  }
+
+  /** Takes the sizes and the leader a report's answer gives, resizing every key held. */
+  private void adopt(LeaseBoard.ReportAnswer answer, long now) {
+    LeaseBoard.Leader l = answer.leader();
+    leaderInForce = l.instance() != null && l.untilMillis() > l.nowMillis();
+    instances = Math.max(1, answer.instances());
+    answered = true;
+    Map<String, Long> sizes = Map.of();
+    if (answer.sizes().length > 0) {
+      try {
+        Map<String, Long> read = new HashMap<>();
+        for (SizeTable.Entry e : SizeTable.decode(answer.sizes(), maxKeyBytes).entries()) {
+          read.put(e.rule() + '\u0000' + e.key(), e.size());
+        }
+        sizes = read;
+        lastPublishSeenMicros = now;
+      } catch (IllegalArgumentException e) {
+        LOG.log(System.Logger.Level.DEBUG, "sizes this instance cannot read: " + e.getMessage());
+      }
+    }
+    published = sizes;
+    for (Holding h : book.values()) {
+      long size = sizeFor(h, now);
+      h.size = size;
+      if (h.balance() > size) {
+        giveBack(h, h.drain()); // shrunk: what is held beyond the new size goes back (all of it: simpler)
+      }
+    }
+  }
+
+  private void lead(long termMillis) {
+    if (!cycling.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      leader.cycle(termMillis).whenComplete((v, e) -> cycling.set(false));
+    } catch (RuntimeException e) {
+      cycling.set(false);
+    }
+  }
+
+  /** Whether this instance led at its last leader cycle. */
+  public boolean leads() {
+    return leader.leads();
   }
 
   /** Gives every unit held back, waiting at most a second for the store. */
@@ -264,6 +397,9 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
       }
     }
     List<CompletableFuture<Void>> all = new ArrayList<>();
+    if (cycling.compareAndSet(false, true)) {
+      all.add(leader.resign()); // another is elected at once; with a cycle in flight, when the term ends
+    }
     for (Map.Entry<String, Holding> e : book.entrySet()) {
       Holding h = e.getValue();
       if (book.remove(e.getKey(), h)) {

@@ -3,9 +3,11 @@ package dev.sluice.internal.policy;
 import dev.sluice.DecisionListener;
 import dev.sluice.internal.lease.LeaseStep;
 import dev.sluice.spi.Store;
+import dev.sluice.Rule;
 import dev.sluice.Ticker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /** The local steps of a limiter, in the order a request meets them; the one place a step is added. */
 public final class LocalSteps {
@@ -19,15 +21,18 @@ public final class LocalSteps {
    * @param records whether the store keeps policy records (bans it answers are then recorded)
    * @param denials the denial cache, null when there is none
    * @param store the limiter's store: leased mode's step when it can lease units
+   * @param rules the rule in force by name, null if none (leased mode's leader sizes their keys)
+   * @param maxKeyBytes the longest key, in bytes (what the leader reads of other instances' reports)
    */
   public static List<LocalStep> inOrder(PolicyCache cache, Ticker ticker, boolean records, DenialCache denials,
-      DecisionListener[] listeners, Store store) {
+      DecisionListener[] listeners, Store store, Function<String, Rule> rules, int maxKeyBytes) {
     List<LocalStep> steps = new ArrayList<>();
     steps.add(new AccessLists(cache));
     steps.add(new CachedBans(cache, ticker, records));
     steps.add(new LiveLimitStep(cache));
     if (store.grants().isPresent() && store.leaseBoard().isPresent()) {
-      steps.add(new LeaseStep(store.grants().get(), store.leaseBoard().get(), ticker, LeaseStep.MAX_KEYS));
+      steps.add(new LeaseStep(store.grants().get(), store.leaseBoard().get(), ticker, LeaseStep.MAX_KEYS, rules,
+          maxKeyBytes, listeners));
     }
     if (denials != null) {
       steps.add(new CachedDenials(denials, listeners));
