@@ -46,6 +46,7 @@ final class Assemble {
     }
     if (r.pre() != null || r.skipStore()) {
       decided = withLocal(r, decided);
+      local.undoIfDenied(r, decided);
     }
     if (!degraded) {
       DenialRecorder rec = recorder;

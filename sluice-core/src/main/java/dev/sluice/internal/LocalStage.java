@@ -89,6 +89,7 @@ final class LocalStage {
       OperationRequest operation, long start, Resolver checks) {
     int n = merged.size();
     ItemDecision[] pre = null;
+    LocalStep[] by = null;
     boolean deniedHere = false;
     LocalItem item = new LocalItem(ticker, rs, ruleOf, start);
     List<ResolvedItem> toStore = new ArrayList<>(n);
@@ -101,21 +102,48 @@ final class LocalStage {
       }
       item.next(rule, it.key(), it.cost(), ws);
       ItemDecision here = null;
-      for (int s = 0; s < steps.length && here == null; s++) {
+      int s = 0;
+      for (; s < steps.length && here == null; s++) {
         here = steps[s].before(item);
       }
       if (here != null) {
         if (pre == null) {
           pre = new ItemDecision[n];
+          by = new LocalStep[n];
         }
         pre[i] = here;
+        by[i] = steps[s - 1];
         deniedHere |= !here.allowed() && !rule.shadow();
         continue;
       }
       toStore.add(new ResolvedItem(rule, it.key(), it.cost(), item.windows(), auditValue(rule, rs, operation)));
     }
-    return new Resolved(request, new Batch(toStore, request.timeMicros()), slot, operation, pre,
+    return new Resolved(request, new Batch(toStore, request.timeMicros()), slot, operation, pre, by,
         deniedHere || toStore.isEmpty(), start);
+  }
+
+  /**
+   * All or nothing: when the request ends denied ({@code all}, its distinct items' decisions), each
+   * item a step admitted is handed back to that step ({@link LocalStep#undo}).
+   */
+  void undoIfDenied(Resolved r, List<ItemDecision> all) {
+    LocalStep[] by = r.answeredBy();
+    if (by == null) {
+      return;
+    }
+    boolean denied = false;
+    for (ItemDecision d : all) {
+      denied |= !d.allowed() && !d.shadow();
+    }
+    if (!denied) {
+      return;
+    }
+    ItemDecision[] pre = r.pre();
+    for (int i = 0; i < by.length; i++) {
+      if (by[i] != null && pre[i].allowed()) {
+        by[i].undo(pre[i]);
+      }
+    }
   }
 
   /** Lets the steps that learn see the store's answers to what was sent (not degraded). */

@@ -3,6 +3,7 @@ package dev.sluice.internal;
 import dev.sluice.ItemDecision;
 import dev.sluice.OperationRequest;
 import dev.sluice.Request;
+import dev.sluice.internal.policy.LocalStep;
 import dev.sluice.spi.Batch;
 
 /**
@@ -16,9 +17,9 @@ import dev.sluice.spi.Batch;
  *     ({@link dev.sluice.internal.policy.LocalItem#NO_START} if not read)
  */
 record Resolved(Request request, Batch batch, int[] slot, OperationRequest operation, ItemDecision[] pre,
-    boolean skipStore, long startMicros) {
+    LocalStep[] answeredBy, boolean skipStore, long startMicros) {
 
   Resolved(Request request, Batch batch, int[] slot, OperationRequest operation, long startMicros) {
-    this(request, batch, slot, operation, null, false, startMicros);
+    this(request, batch, slot, operation, null, null, false, startMicros);
   }
 }

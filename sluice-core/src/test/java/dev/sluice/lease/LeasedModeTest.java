@@ -154,12 +154,31 @@ class LeasedModeTest {
   }
 
   @Test
-  void aRequestOfSeveralItemsIsDecidedByTheStoreAllOrNothing() {
-    RateLimiter a = limiter();
-    Decision d = a.acquire(Request.of(Item.of("api", "x"), Item.of("api", "y")));
-    assertThat(d.allowed()).isTrue();
-    // Exact: exactly one unit each left the store, no take.
-    assertThat(storeRemaining(a, "x")).isEqualTo(999);
-    assertThat(storeRemaining(a, "y")).isEqualTo(999);
+  void aRequestOfSeveralItemsIsAllOrNothingWithLeasedItemsInIt() throws InterruptedException {
+    // One leased rule and one exact rule that admits once an hour, in one limiter.
+    Rule strict = Rule.builder("strict").window(1, Duration.ofHours(1)).build();
+    AtomicInteger done = new AtomicInteger();
+    RateLimiter a = Sluice.builder().rules(leased, strict).store(new FlakyStore(store).withLeases().shared())
+        .ticker(ticker).sleeper(ticker).listener(new DecisionListener() {
+          @Override
+          public void onLeasesHeld(int keys, long units) {
+            done.incrementAndGet();
+          }
+        }).build();
+    limiters.add(a);
+    rounds.put(a, done);
+    a.acquire("api", "all");
+    awaitFirstRound(a);
+    // Leased from now on: the instance's view of remaining drops by one per admission.
+    Decision d1 = a.acquire("api", "all");
+    long r1 = d1.items().get(0).windows().get(0).remaining();
+    Decision both = a.acquire(Request.of(Item.of("api", "all"), Item.of("strict", "k")));
+    assertThat(both.allowed()).isTrue();
+    // The exact rule denies now: the request is denied, and the unit its leased item took goes back.
+    Decision denied = a.acquire(Request.of(Item.of("api", "all"), Item.of("strict", "k")));
+    assertThat(denied.allowed()).isFalse();
+    Decision d2 = a.acquire("api", "all");
+    // One for the request allowed, one for d2; none for the denied one.
+    assertThat(d2.items().get(0).windows().get(0).remaining()).isEqualTo(r1 - 2);
   }
 }

@@ -79,6 +79,17 @@ final class Holding {
     }
   }
 
+  /**
+   * Puts back {@code cost} units a local admission took, its request having ended denied. Once
+   * retired the units are not put back: they stay counted by the store until its windows forget them.
+   */
+  void undo(long cost) {
+    if (!retired) {
+      balance.addAndGet(cost);
+      admitted.addAndGet(-cost);
+    }
+  }
+
   /** Adds a take's units; false if the holding has retired (the caller gives them back). */
   synchronized boolean add(Grant g, long nowMicros) {
     if (retired) {

@@ -41,9 +41,10 @@ import java.util.function.Function;
  * a lease length after the last take go back to the store, all of them when the size shrinks
  * below what is held, and all when the limiter closes.
  *
- * <p>Decided exactly instead: requests at an explicit time, requests of several distinct items
- * (all or nothing across items needs the store), items with windows of their own or of a live
- * limit, peeks (cost 0) and shadow rules.
+ * <p>A request of several items stays all or nothing: when it ends denied (another item denied
+ * it, here or at the store), the units its leased items took go back to the balance ({@link
+ * #undo}). Decided exactly instead: requests at an explicit time, items with windows of their own
+ * or of a live limit, peeks (cost 0) and shadow rules.
  */
 public final class LeaseStep implements LocalStep, AutoCloseable {
   /** Keys held at most; beyond them new keys are decided exactly. */
@@ -135,7 +136,7 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   public ItemDecision before(LocalItem item) {
     Rule rule = item.rule();
     if (rule.lease() == null || rule.shadow() || item.cost() == 0 || item.startMicros() == LocalItem.NO_START
-        || item.requestRules().size() != 1 || item.shaped()) {
+        || item.shaped()) {
       return null;
     }
     long now = item.startMicros();
@@ -201,6 +202,15 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
     fresh.size = sizeFor(fresh, nowMicros);
     Holding prior = book.putIfAbsent(id, fresh);
     return prior != null ? prior : fresh;
+  }
+
+  /** A request this step admitted an item of ended denied: the units go back to the balance. */
+  @Override
+  public void undo(ItemDecision answered) {
+    Holding h = book.get(answered.rule() + '\u0000' + answered.key());
+    if (h != null) {
+      h.undo(answered.cost());
+    }
   }
 
   /** Starts a take up to the size if the balance is at half of it or less and none is in flight. */

@@ -36,6 +36,12 @@ public interface LocalStep {
    */
   ItemDecision before(LocalItem item);
 
+  /**
+   * The request an item this step admitted ({@code answered}, its answer from {@link #before})
+   * belongs to ended denied: what the admission took is put back. Called at most once per answer.
+   */
+  default void undo(ItemDecision answered) {}
+
   /** Whether {@link #after} is to be called: fixed for the step's life. */
   default boolean learns() {
     return false;
