@@ -57,7 +57,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>with the memory store ({@link #watchStore}): {@code sluice_store_keys{rule}} (keys held),
  *       {@code sluice_store_bytes} (heap bytes its keys hold), {@code sluice_store_max_keys},
  *       {@code sluice_store_max_bytes}, and {@code sluice_store_full_total{rule}} (items denied
- *       {@code store_full}: the rule's share of the store is full).
+ *       {@code store_full}: the rule's share of the store is full);
+ *   <li>leased mode's, {@code sluice_lease_*}: see {@link LeaseMetrics}.
  * </ul>
  */
 public final class SluiceMetrics implements DecisionListener, ConfigReloader.Listener {
@@ -76,6 +77,7 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   private final ConcurrentHashMap<String, Counter> cachedDenials = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> policyWarnings = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> policyLost = new ConcurrentHashMap<>();
+  private final LeaseMetrics leases;
   private final Counter reloadsOk;
   private final Counter reloadsFailed;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
@@ -86,6 +88,7 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
 
   public SluiceMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.leases = new LeaseMetrics(registry);
     this.reloadsOk = Counter.builder("sluice.config.reloads").tag("result", "ok")
         .description("Configuration reloads").register(registry);
     this.reloadsFailed = Counter.builder("sluice.config.reloads").tag("result", "failed")
@@ -150,6 +153,31 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
               .description("Items denied store_full: the rule's share of the memory store was full")
               .register(registry)));
     }
+  }
+
+  @Override
+  public void onLeaseTake(String rule, long units) {
+    leases.take(rule, units);
+  }
+
+  @Override
+  public void onLeaseGiveBack(String rule, long units) {
+    leases.giveBack(rule, units);
+  }
+
+  @Override
+  public void onLeasesHeld(int keys, long units) {
+    leases.held(keys, units);
+  }
+
+  @Override
+  public void onLeadership(boolean leads) {
+    leases.leadership(leads);
+  }
+
+  @Override
+  public void onLeaseRebalance(int keys) {
+    leases.rebalance();
   }
 
   @Override
