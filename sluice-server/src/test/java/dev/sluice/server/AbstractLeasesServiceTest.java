@@ -7,6 +7,8 @@ import dev.sluice.LeasePolicy;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
+import dev.sluice.internal.lease.UsageReport;
+import dev.sluice.spi.LeaseBoard;
 import dev.sluice.spi.Store;
 import dev.sluice.testing.FakeTicker;
 import java.io.IOException;
@@ -41,6 +43,12 @@ abstract class AbstractLeasesServiceTest {
           mode: leased
           lease_length: 30m
           report_interval: 1m
+          lease_slack: 10%
+          config:
+            - limit: 10000
+              period: 1h
+        - name: many
+          mode: leased
           lease_slack: 10%
           config:
             - limit: 10000
@@ -231,6 +239,46 @@ abstract class AbstractLeasesServiceTest {
       return n == 2;
     });
     return seen.get();
+  }
+
+  @Test
+  void theRulesKeysAreSummedMostDemandFirstAndAtMostAThousandAreAnswered() throws Exception {
+    // Five instances' reports of 300 keys each, and one in a format this version does not read.
+    LeaseBoard board = serviceStore.leaseBoard().orElseThrow();
+    for (int i = 0; i < 5; i++) {
+      List<UsageReport.Entry> entries = new ArrayList<>();
+      for (int j = 0; j < 300; j++) {
+        entries.add(new UsageReport.Entry("many", "k" + (i * 300 + j), j, 0, 2, 1));
+      }
+      UsageReport.Encoded e = new UsageReport(100, 0, entries).encode(LeaseBoard.MAX_ENTRY_BYTES);
+      assertThat(e.entries()).isEqualTo(300);
+      board.report("other-" + i, e.bytes(), 60_000).toCompletableFuture().get();
+    }
+    board.report("other-version", new byte[] {9}, 60_000).toCompletableFuture().get();
+
+    JsonNode rule = leases("rule=many");
+    assertThat(rule.get("keys")).hasSize(1000);
+    assertThat(rule.get("truncated").asBoolean()).isTrue();
+    assertThat(rule.get("unreadable").asInt()).isEqualTo(1);
+    assertThat(rule.get("reports").asInt()).isGreaterThanOrEqualTo(6);
+    JsonNode total = rule.get("total");
+    assertThat(total.get("keys").asInt()).isEqualTo(1500);
+    assertThat(total.get("admitted").asLong()).isEqualTo(5 * (299 * 300 / 2));
+    assertThat(total.get("held").asLong()).isEqualTo(1500);
+    // Most demand first, then by key: the five keys that admitted 299 lead.
+    assertThat(rule.get("keys").get(0).get("key").asText()).isEqualTo("k1199");
+    assertThat(rule.get("keys").get(4).get("key").asText()).isEqualTo("k899");
+    assertThat(rule.get("keys").get(999).get("admitted").asLong()).isEqualTo(100);
+
+    JsonNode one = leases("rule=many&key=k305");
+    assertThat(one.get("instances")).hasSize(1);
+    JsonNode row = one.get("instances").get(0);
+    assertThat(row.get("instance").asText()).isEqualTo("other-1");
+    assertThat(row.get("admitted").asLong()).isEqualTo(5);
+    assertThat(row.get("intervalMs").asLong()).isEqualTo(100);
+    assertThat(row.get("sizeInUse").asLong()).isEqualTo(2);
+    assertThat(row.get("held").asLong()).isEqualTo(1);
+    assertThat(one.get("truncated").asBoolean()).isFalse();
   }
 
   @Test
