@@ -7,7 +7,8 @@
  * (each algorithm's state and the reading of a stored Redis value) only to the Redis store, as is
  * {@code dev.sluice.internal.policy} (the policy layer: its tests check the store's merged denial
  * sketches with the limiter's own), {@code dev.sluice.internal.log} (log lines throttled by kind)
- * only to the Redis store and the service, and the
+ * only to the Redis store and the service, {@code dev.sluice.internal.lease} (leased mode, whose usage
+ * reports the service decodes to show the lease board) only to the service, and the
  * YAML tree with locations only to the service, which reads Envoy's files with it. {@code PublicApiTest} checks
  * that no exported signature names a type of a package that is not exported.
  */
@@ -27,4 +28,5 @@ module dev.sluice.core {
   exports dev.sluice.algorithm to dev.sluice.redis;
   exports dev.sluice.internal.policy to dev.sluice.redis;
   exports dev.sluice.internal.log to dev.sluice.redis, dev.sluice.server;
+  exports dev.sluice.internal.lease to dev.sluice.server;
 }

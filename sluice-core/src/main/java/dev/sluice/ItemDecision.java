@@ -14,14 +14,25 @@ import java.util.Objects;
  * @param blockedMs for {@link DenyReason#BANNED}: how long the ban still lasts; for
  *     {@link DenyReason#DENY_LISTED}: {@link WindowState#NEVER}; otherwise 0. Items denied by a
  *     ban or a list were not decided by the store: their windows are empty.
+ * @param leased whether the item was admitted from units this instance holds of a leased rule
+ *     ({@code mode: leased}), without asking the store. Its windows are then this instance's view:
+ *     {@code remaining} is what the store had left at this instance's last take plus the units it
+ *     still holds (never above the limit), {@code resetAfterMs} the store's at that take, and
+ *     other instances' use since is not in it. False for every item the store decided.
  */
 public record ItemDecision(String rule, String key, long cost, boolean allowed, DenyReason reason, long waitMs,
-    List<WindowState> windows, boolean shadow, long blockedMs) {
+    List<WindowState> windows, boolean shadow, long blockedMs, boolean leased) {
 
-  /** A decision made by the rule's windows (no ban or list involved). */
+  /** A decision that is not answered from a lease. */
+  public ItemDecision(String rule, String key, long cost, boolean allowed, DenyReason reason, long waitMs,
+      List<WindowState> windows, boolean shadow, long blockedMs) {
+    this(rule, key, cost, allowed, reason, waitMs, windows, shadow, blockedMs, false);
+  }
+
+  /** A decision made by the rule's windows (no ban, list or lease involved). */
   public ItemDecision(String rule, String key, long cost, boolean allowed, DenyReason reason, long waitMs,
       List<WindowState> windows, boolean shadow) {
-    this(rule, key, cost, allowed, reason, waitMs, windows, shadow, 0);
+    this(rule, key, cost, allowed, reason, waitMs, windows, shadow, 0, false);
   }
 
   public ItemDecision {
@@ -53,6 +64,6 @@ public record ItemDecision(String rule, String key, long cost, boolean allowed, 
 
   /** A copy of this decision for a request that was denied by another item (nothing consumed). */
   public ItemDecision withAllowed(boolean a, DenyReason r) {
-    return new ItemDecision(rule, key, cost, a, r, waitMs, windows, shadow, blockedMs);
+    return new ItemDecision(rule, key, cost, a, r, waitMs, windows, shadow, blockedMs, leased);
   }
 }

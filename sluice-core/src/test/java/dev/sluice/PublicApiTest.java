@@ -36,7 +36,8 @@ class PublicApiTest {
         "dev.sluice", "dev.sluice.policy", "dev.sluice.spi", "dev.sluice.memory", "dev.sluice.config",
         "dev.sluice.config.yaml to [dev.sluice.server]", "dev.sluice.algorithm to [dev.sluice.redis]",
         "dev.sluice.internal.policy to [dev.sluice.redis]",
-        "dev.sluice.internal.log to [dev.sluice.redis, dev.sluice.server]");
+        "dev.sluice.internal.log to [dev.sluice.redis, dev.sluice.server]",
+        "dev.sluice.internal.lease to [dev.sluice.server]");
     assertThat(CORE.descriptor().packages()).contains("dev.sluice.internal");
   }
 }

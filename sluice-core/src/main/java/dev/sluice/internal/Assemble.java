@@ -63,7 +63,7 @@ final class Assemble {
       ItemDecision d = decided.get(r.slot()[i]);
       if (d.cost() != items.get(i).cost()) {
         d = new ItemDecision(d.rule(), d.key(), items.get(i).cost(), d.allowed(), d.reason(), d.waitMs(), d.windows(),
-            d.shadow(), d.blockedMs());
+            d.shadow(), d.blockedMs(), d.leased());
       }
       out.add(d);
     }

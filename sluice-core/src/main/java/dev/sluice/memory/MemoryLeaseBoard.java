@@ -85,6 +85,11 @@ final class MemoryLeaseBoard implements LeaseBoard {
   }
 
   @Override
+  public synchronized CompletionStage<Leader> leader() {
+    return CompletableFuture.completedFuture(leaderAt(nowMillis()));
+  }
+
+  @Override
   public synchronized CompletionStage<Void> resign(String instance, long token) {
     try {
       LeaseBoard.checkInstance(instance);

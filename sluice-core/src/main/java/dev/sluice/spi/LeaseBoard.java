@@ -56,6 +56,12 @@ public interface LeaseBoard {
    */
   CompletionStage<Leader> campaign(String instance, long termMillis);
 
+  /**
+   * The leader in force, read without campaigning or reporting: nothing is written, so an
+   * operator's look at the board neither elects anyone nor counts as an instance.
+   */
+  CompletionStage<Leader> leader();
+
   /** Ends {@code instance}'s term at once if it leads with {@code token}; otherwise changes nothing. */
   CompletionStage<Void> resign(String instance, long token);
 

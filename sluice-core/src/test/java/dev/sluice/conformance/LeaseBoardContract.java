@@ -97,6 +97,35 @@ public abstract class LeaseBoardContract {
   }
 
   @Test
+  void theLeaderIsReadWithoutElectingAnyoneOrCountingTheReader() {
+    LeaseBoard board = board();
+    Leader none = join(board.leader());
+    assertThat(none.instance()).isNull();
+    assertThat(none.token()).isZero();
+    assertThat(none.untilMillis()).isZero();
+    assertThat(none.nowMillis()).isPositive();
+    // Reading wrote nothing: still no leader, no report kept, and the first campaign wins.
+    assertThat(join(board.leader()).instance()).isNull();
+    assertThat(join(board.reports(1 << 20))).isEmpty();
+    Leader won = join(board.campaign("a", LONG));
+    Leader read = join(board.leader());
+    assertThat(read).extracting(Leader::instance, Leader::token, Leader::untilMillis)
+        .containsExactly("a", won.token(), won.untilMillis());
+    assertThat(read.nowMillis()).isGreaterThanOrEqualTo(won.nowMillis());
+    join(board.resign("a", won.token()));
+    assertThat(join(board.leader()).instance()).isNull();
+  }
+
+  @Test
+  void aLeaderWhoseTermRanOutIsReadAsNone() {
+    LeaseBoard board = board();
+    join(board.campaign("a", shortMillis()));
+    assertThat(join(board.leader()).instance()).isEqualTo("a");
+    pass(shortMillis() + 50);
+    assertThat(join(board.leader())).extracting(Leader::instance, Leader::token).containsExactly(null, 0L);
+  }
+
+  @Test
   void aDeposedLeadersPublishIsRefusedAndWritesNothing() {
     LeaseBoard board = board();
     Leader a = join(board.campaign("a", shortMillis()));

@@ -63,6 +63,18 @@ final class RedisLeaseBoard implements LeaseBoard {
   }
 
   @Override
+  public CompletionStage<Leader> leader() {
+    try {
+      return this.<List<Object>>call(ScriptOutputType.MULTI, "leader").thenApply(r -> {
+        String leader = text(r.get(0));
+        return new Leader(leader.isEmpty() ? null : leader, number(r.get(1)), number(r.get(2)), number(r.get(3)));
+      });
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
   public CompletionStage<Void> resign(String instance, long token) {
     try {
       LeaseBoard.checkInstance(instance);

@@ -7,6 +7,7 @@
 -- until ' .. sizes; field '@' → 'token published' of the last publish), [6] sized (zset: id scored
 -- by its sizes' expiry). ARGV[1] is the operation:
 --   'campaign id term'           leads, renews, or answers the leader in force: {id, token, until, now}
+--   'leader'                     the leader in force, nothing written: {id or '', token, until, now}
 --   'resign id token'            ends the term if id leads with token: 1, else 0
 --   'report id ttl most bytes'   keeps the report; answers {sizes, published, leader id, token,
 --                                until, now, reports kept}
@@ -68,6 +69,9 @@ if op == 'campaign' then
   end
   redis.call('PEXPIRE', KEYS[2], EPOCH_MS)
   return {lid, token, till, now}
+elseif op == 'leader' then
+  local lid, token, till = leader()
+  return {lid or '', token, till, now}
 elseif op == 'resign' then
   local l = redis.call('HMGET', KEYS[1], 'id', 'token')
   if l[1] == ARGV[2] and l[2] == ARGV[3] then

@@ -78,6 +78,8 @@ class RedisLeaseLeastPrivilegeTest {
       step = "campaign";
       LeaseBoard.Leader a = join(board.campaign("a", 60_000));
       assertThat(join(board.campaign("a", 60_000)).token()).isEqualTo(a.token());
+      step = "leader";
+      assertThat(join(board.leader()).token()).isEqualTo(a.token());
       step = "report";
       join(board.report("x", new byte[] {1}, 50));
       assertThat(join(board.report("y", new byte[] {2}, 60_000)).instances()).isEqualTo(2);

@@ -55,6 +55,7 @@ public final class DecisionJson {
   private static final SerializedString REASON = new SerializedString("reason");
   private static final SerializedString SHADOW = new SerializedString("shadow");
   private static final SerializedString BLOCKED_MS = new SerializedString("blockedMs");
+  private static final SerializedString LEASED = new SerializedString("leased");
   private static final SerializedString WINDOWS = new SerializedString("windows");
   private static final SerializedString LIMIT = new SerializedString("limit");
   private static final SerializedString PERIOD_MS = new SerializedString("periodMs");
@@ -84,7 +85,11 @@ public final class DecisionJson {
    * and per item {@code "reason"} when it was denied, {@code "shadow": true} for a shadow rule,
    * and {@code "blockedMs"} for an item denied by a ban (the time it still lasts) or a deny list
    * (-1: never admitted). Those items were not decided by the store: their windows are empty.
-   * The field is left out when 0, so that answers without policies keep their bytes.
+   * The field is left out when 0, so that answers without policies keep their bytes. An item
+   * admitted from the units this instance holds of a leased rule has {@code "leased": true}: its
+   * windows are this instance's view ({@link ItemDecision#leased}); the field is left out of every
+   * other item. Replay decides at the trace's times, which leased mode decides exactly, so its
+   * lines never have it.
    */
   public static HttpData httpBody(Decision d) {
     Bytes out = new Bytes(expectedSize(d));
@@ -149,6 +154,10 @@ public final class DecisionJson {
       if (explained && it.blockedMs() != 0) {
         g.writeFieldName(BLOCKED_MS);
         g.writeNumber(it.blockedMs());
+      }
+      if (explained && it.leased()) {
+        g.writeFieldName(LEASED);
+        g.writeBoolean(true);
       }
       g.writeFieldName(WINDOWS);
       g.writeStartArray();

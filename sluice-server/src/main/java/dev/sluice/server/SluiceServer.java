@@ -9,6 +9,7 @@ import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.grpc.GrpcService;
 import dev.sluice.RateLimiter;
+import dev.sluice.spi.Store;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyOptions;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
@@ -22,6 +23,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -137,7 +139,8 @@ public final class SluiceServer implements AutoCloseable {
     sb.disableServerHeader();
     this.admin = AdminGuard.of(b.adminToken, address.getAddress());
     this.bound = address.getAddress().getHostAddress();
-    new HttpApi(b.limiter, b.config, b.prometheus, b.maxBodyBytes, admin, b.storeHealth).bind(sb);
+    new HttpApi(b.limiter, b.config, b.prometheus, b.maxBodyBytes, admin, b.storeHealth,
+        b.store == null ? Optional.empty() : b.store.leaseBoard()).bind(sb);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     sb.service(GrpcService.builder()
         .exceptionHandler(new GrpcErrors())
@@ -252,6 +255,7 @@ public final class SluiceServer implements AutoCloseable {
     private long maxBodyBytes = 64 * 1024;
     private String adminToken;
     private StoreHealth storeHealth;
+    private Store store;
     private Duration shutdownGrace = Duration.ZERO;
     private Duration drainTimeout = Duration.ofSeconds(15);
     private int maxInFlight;
@@ -348,6 +352,15 @@ public final class SluiceServer implements AutoCloseable {
     /** The outcomes of the limiter's store calls (a listener of the limiter), for {@code /readyz}. */
     public Builder storeHealth(StoreHealth h) {
       this.storeHealth = h;
+      return this;
+    }
+
+    /**
+     * The store the limiter decides on: {@code GET /v1/leases} reads its lease board. Without it
+     * (the default) that endpoint answers 501.
+     */
+    public Builder store(Store s) {
+      this.store = Objects.requireNonNull(s, "store");
       return this;
     }
 

@@ -211,7 +211,7 @@ public final class SluiceService implements AutoCloseable {
     SluiceServer server;
     try {
       server = SluiceServer.builder().limiter(limiter).config(reloader).envoy(s.envoy()).prometheus(registry).host(s.host())
-          .port(s.port()).adminToken(s.adminToken()).storeHealth(health)
+          .port(s.port()).adminToken(s.adminToken()).storeHealth(health).store(store)
           .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout())
           .maxInFlight(s.maxInFlight()).maxConnections(s.maxConnections()).build().start();
     } catch (RuntimeException e) {

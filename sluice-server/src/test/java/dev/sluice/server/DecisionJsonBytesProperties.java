@@ -48,7 +48,10 @@ class DecisionJsonBytesProperties {
         numbers())
         .as((rule, key, cost, allowed, reason, ws, shadow, blocked) ->
             new ItemDecision(rule, key, Math.abs(cost % 1000), allowed, reason, 0, ws, shadow, blocked));
-    return Combinators.combine(Arbitraries.of(true, false), numbers(), numbers(), item.list().ofMinSize(1).ofMaxSize(4),
+    Arbitrary<ItemDecision> leasedOrNot = Combinators.combine(item, Arbitraries.of(true, false)).as((i, leased) ->
+        new ItemDecision(i.rule(), i.key(), i.cost(), i.allowed(), i.reason(), i.waitMs(), i.windows(), i.shadow(),
+            i.blockedMs(), leased));
+    return Combinators.combine(Arbitraries.of(true, false), numbers(), numbers(), leasedOrNot.list().ofMinSize(1).ofMaxSize(4),
         Arbitraries.of(true, false)).as(Decision::new);
   }
 

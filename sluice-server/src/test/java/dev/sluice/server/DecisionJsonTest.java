@@ -80,6 +80,22 @@ class DecisionJsonTest {
   }
 
   @Test
+  void anItemAnsweredFromALeaseSaysLeasedInTheHttpBodyAndNoOtherItemDoes() throws Exception {
+    WindowState w = new WindowState(1000, 1_000, 998, 0, 1_000, false);
+    Decision d = Decision.of(List.of(
+        new ItemDecision("api", "all", 1, true, DenyReason.NONE, 0, List.of(w), false, 0, true),
+        new ItemDecision("per_user", "user:1", 1, true, DenyReason.NONE, 0, List.of(w), false)), false);
+    JsonNode http = JSON.readTree(DecisionJson.httpBody(d).array());
+    assertThat(http.get("items").get(0).get("leased").asBoolean()).isTrue();
+    assertThat(http.get("items").get(1).has("leased")).isFalse();
+    assertThat(DecisionJson.httpBody(d).toStringUtf8()).contains("\"cost\":1,\"leased\":true,\"windows\"")
+        .isEqualTo(ReferenceDecisionJson.httpBody(d).toStringUtf8());
+    StringBuilder line = new StringBuilder();
+    DecisionJson.appendReplayLine(line, 0, d);
+    assertThat(line.toString()).doesNotContain("leased");
+  }
+
+  @Test
   void keysAreEscapedSoThatTheyReadBackExactly() throws Exception {
     String key = "a\"b\\c\nd\te\u0001f\u2028g é";
     Decision d = deniedWithAShadowItem(key);

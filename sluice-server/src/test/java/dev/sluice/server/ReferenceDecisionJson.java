@@ -29,7 +29,8 @@ final class ReferenceDecisionJson {
 
   /**
    * The body of an HTTP answer: the decision plus {@code "degraded": true} when the store failed,
-   * and per item {@code "reason"} when it was denied and {@code "shadow": true} for a shadow rule.
+   * and per item {@code "reason"} when it was denied, {@code "shadow": true} for a shadow rule and
+   * {@code "leased": true} for an item answered from a lease.
    * Written straight into UTF-8 bytes.
    */
   static HttpData httpBody(Decision d) {
@@ -78,6 +79,9 @@ final class ReferenceDecisionJson {
       }
       if (explained && it.blockedMs() != 0) {
         o.ascii(",\"blockedMs\":" + it.blockedMs());
+      }
+      if (explained && it.leased()) {
+        o.ascii(",\"leased\":true");
       }
       o.ascii(",\"windows\":[");
       List<WindowState> ws = it.windows();

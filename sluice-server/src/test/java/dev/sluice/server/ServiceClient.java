@@ -36,9 +36,12 @@ final class ServiceClient {
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return http.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+  HttpResponse<String> get(String path, String... headers) throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET();
+    if (headers.length > 0) {
+      b.headers(headers);
+    }
+    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   JsonNode getJson(String path) throws IOException, InterruptedException {

@@ -139,6 +139,6 @@ final class Holding {
       ws[i] = new WindowState(w.limit(), w.period().toMillis(), remaining, 0, s == null ? 0 : s.resetAfterMs(), false);
     }
     // Immutable already: the decision keeps the list without another copy.
-    return new ItemDecision(rule.name(), key, cost, true, DenyReason.NONE, 0, List.of(ws), rule.shadow());
+    return new ItemDecision(rule.name(), key, cost, true, DenyReason.NONE, 0, List.of(ws), rule.shadow(), 0, true);
   }
 }

@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
     description = "Transactional multi-window rate limiting.",
     subcommands = {ServeCommand.class, CheckConfigCommand.class, ReplayCommand.class, GenerateTraceCommand.class,
         KeysCommand.class, LimitsCommand.class, BansCommand.class, ListsCommand.class, AuditCommand.class,
-        TopCommand.class, HelpCommand.class})
+        TopCommand.class, LeasesCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_WARNINGS = 1;

@@ -48,7 +48,7 @@ public final class AdminGuard {
   /** What the service logs at start when {@link #refusesAll()}; it never contains a token. */
   public String warning() {
     return "listening on " + bound + ", beyond loopback, without an admin token: admin endpoints (POST /v1/reset, "
-        + "/v1/limits, /v1/bans, /v1/lists, /v1/audit, /v1/top) are refused with 403; set --admin-token or SLUICE_ADMIN_TOKEN to enable them";
+        + "/v1/limits, /v1/bans, /v1/lists, /v1/audit, /v1/top, /v1/leases) are refused with 403; set --admin-token or SLUICE_ADMIN_TOKEN to enable them";
   }
 
   /**

@@ -49,6 +49,7 @@ import dev.sluice.server.FatalErrors;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.SourceFile;
 import dev.sluice.internal.log.ThrottledLog;
+import dev.sluice.spi.LeaseBoard;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.compression.DecompressionException;
@@ -58,6 +59,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -102,6 +105,7 @@ public final class HttpApi {
   private final long readyTimeoutMillis;
   private final RateLimitHeaders rateLimitHeaders = new RateLimitHeaders();
   private final StoreHealth storeHealth;
+  private final Optional<LeaseBoard> leaseBoard;
   /** Failures that are not the client's: a line per kind every 10 s, however many requests fail. */
   private final ThrottledLog failures = new ThrottledLog(LOG::warn);
 
@@ -110,10 +114,13 @@ public final class HttpApi {
    * @param admin who may use the admin endpoints ({@code /v1/reset})
    * @param storeHealth the outcomes of the limiter's store calls, for {@code /readyz}; if null,
    *     readiness rests on the store's ping alone
+   * @param leaseBoard the lease board of the limiter's store, for {@code GET /v1/leases}; empty if
+   *     it keeps none (or is not known)
    */
   public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, long maxBodyBytes,
-      AdminGuard admin, StoreHealth storeHealth) {
+      AdminGuard admin, StoreHealth storeHealth, Optional<LeaseBoard> leaseBoard) {
     this.storeHealth = storeHealth;
+    this.leaseBoard = Objects.requireNonNull(leaseBoard, "leaseBoard");
     this.limiter = limiter;
     this.config = config;
     this.prometheus = prometheus;
@@ -131,7 +138,7 @@ public final class HttpApi {
     sb.route().post("/v1/acquire").maxRequestLength(maxBodyBytes).decorator(decoding).build(body(this::acquire));
     sb.route().post("/v1/reset").maxRequestLength(maxBodyBytes).decorator(decoding).build(body(this::reset));
     sb.route().get("/v1/rules").build((ctx, req) -> json(HttpStatus.OK, rulesJson()));
-    new PolicyApi(limiter, admin).bind(sb, maxBodyBytes, this::failure);
+    new PolicyApi(limiter, leaseBoard, admin).bind(sb, maxBodyBytes, this::failure);
     sb.route().get("/metrics").build((ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), prometheus.scrape()));
     sb.route().get("/healthz").build((ctx, req) -> json(HttpStatus.OK, "{\"status\":\"ok\"}"));

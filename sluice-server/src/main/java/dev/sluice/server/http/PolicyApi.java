@@ -13,14 +13,17 @@ import com.linecorp.armeria.server.ServiceRequestContext;
 import dev.sluice.policy.Policies;
 import dev.sluice.RateLimiter;
 import dev.sluice.RuleSet;
+import dev.sluice.spi.LeaseBoard;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * The admin endpoints of the policies kept in the store ({@link Policies}): live limits, bans,
- * access lists, audit and top offenders. Every one is behind the {@link AdminGuard}, as
+ * access lists, audit and top offenders; and the lease board's view of a leased rule across
+ * instances. Every one is behind the {@link AdminGuard}, as
  * {@code POST /v1/reset} is, including the reads: they tell who uses the service.
  *
  * <p>Path segments are percent-decoded one by one, so a key holding {@code /} is written with
@@ -30,27 +33,34 @@ import java.util.function.Supplier;
  *
  * <p>This class is the routing: every admin path and its methods, in {@link #bind}, each served
  * by the handler of its resource ({@link PolicyApiLimits}, {@link PolicyApiBans},
- * {@link PolicyApiLists}, {@link PolicyApiRecords}) behind the guard.
+ * {@link PolicyApiLists}, {@link PolicyApiRecords}, {@link PolicyApiLeases}) behind the guard.
  */
 final class PolicyApi {
   private final Supplier<Policies> policies;
   private final Supplier<RuleSet> rules;
+  private final Supplier<Optional<LeaseBoard>> leaseBoard;
   private final AdminGuard admin;
   private final Clock clock;
 
-  /** The policies of {@code limiter}, asked for on each request: a store that keeps none answers 503. */
-  PolicyApi(RateLimiter limiter, AdminGuard admin) {
-    this(limiter::policies, limiter::rules, admin, Clock.systemUTC());
+  /**
+   * The policies of {@code limiter}, asked for on each request: a store that keeps none answers
+   * 503; and {@code leaseBoard}, the board of the limiter's store (empty: {@code /v1/leases}
+   * answers 501).
+   */
+  PolicyApi(RateLimiter limiter, Optional<LeaseBoard> leaseBoard, AdminGuard admin) {
+    this(limiter::policies, limiter::rules, () -> leaseBoard, admin, Clock.systemUTC());
   }
 
   /** Over given policies, for tests of the mapping alone. */
   PolicyApi(Policies policies, Supplier<RuleSet> rules, AdminGuard admin, Clock clock) {
-    this(() -> policies, rules, admin, clock);
+    this(() -> policies, rules, Optional::empty, admin, clock);
   }
 
-  private PolicyApi(Supplier<Policies> policies, Supplier<RuleSet> rules, AdminGuard admin, Clock clock) {
+  private PolicyApi(Supplier<Policies> policies, Supplier<RuleSet> rules, Supplier<Optional<LeaseBoard>> leaseBoard,
+      AdminGuard admin, Clock clock) {
     this.policies = policies;
     this.rules = rules;
+    this.leaseBoard = leaseBoard;
     this.admin = admin;
     this.clock = clock;
   }
@@ -66,6 +76,7 @@ final class PolicyApi {
     PolicyApiBans bans = new PolicyApiBans(policies, rules, clock, otherFailure);
     PolicyApiLists lists = new PolicyApiLists(policies, rules, clock, otherFailure);
     PolicyApiRecords records = new PolicyApiRecords(policies, rules, clock, otherFailure);
+    PolicyApiLeases leases = new PolicyApiLeases(policies, rules, leaseBoard, clock, otherFailure);
     sb.route().get("/v1/limits").build(service("/v1/limits", limits, limits::listLimits, otherFailure));
     sb.route().pathPrefix("/v1/limits/").methods(HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE)
         .maxRequestLength(maxBodyBytes).build(service("/v1/limits", limits, limits::limit, otherFailure));
@@ -77,6 +88,7 @@ final class PolicyApi {
     sb.route().pathPrefix("/v1/audit/").methods(HttpMethod.GET)
         .build(service("/v1/audit", records, records::audit, otherFailure));
     sb.route().get("/v1/top").build(service("/v1/top", records, records::top, otherFailure));
+    sb.route().get("/v1/leases").build(service("/v1/leases", leases, leases::leases, otherFailure));
   }
 
   private interface Handler {

@@ -8,6 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.SluiceService;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** {@code sluice limits|bans|lists|audit|top} against a running service on a free port. */
+/** {@code sluice limits|bans|lists|audit|top|leases} against a running service on a free port. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PolicyCommandsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,6 +37,12 @@ class PolicyCommandsTest {
           - name: api
             config:
               - limit: 100
+                period: 1h
+          - name: hot
+            mode: leased
+            lease_slack: 10%
+            config:
+              - limit: 10000
                 period: 1h
         """);
     service = SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
@@ -132,6 +142,33 @@ class PolicyCommandsTest {
     assertThat(top.outLines()).containsExactly("KEY  DENIALS  ERROR");
     Cli.Run json = run("top", "--rule", "api", "--json");
     assertThat(JSON.readTree(json.out()).get("minutes").asInt()).isEqualTo(5);
+  }
+
+  @Test
+  void leasesShowTheKeysOfALeasedRuleAndTheInstancesOfOneKey() throws Exception {
+    HttpResponse<String> acquired = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url
+        + "/v1/acquire")).POST(HttpRequest.BodyPublishers.ofString("{\"rule\":\"hot\",\"key\":\"all\"}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(acquired.statusCode()).isEqualTo(200);
+    // The service's first usage report goes within its keeper's first round.
+    Cli.Run keys = run("leases", "--rule", "hot");
+    for (int i = 0; i < 200 && keys.outLines().size() < 2; i++) {
+      Thread.sleep(20);
+      keys = run("leases", "--rule", "hot");
+    }
+    assertThat(keys.exit()).as(keys.all()).isZero();
+    assertThat(keys.outLines().get(0)).startsWith("KEY").contains("INSTANCES").contains("ADMITTED").contains("HELD");
+    assertThat(keys.outLines()).hasSize(2);
+    assertThat(keys.outLines().get(1)).startsWith("all ");
+    Cli.Run one = run("leases", "--rule", "hot", "--key", "all");
+    assertThat(one.exit()).as(one.all()).isZero();
+    assertThat(one.outLines().get(0)).startsWith("INSTANCE").contains("INTERVAL_MS");
+    assertThat(one.outLines()).hasSize(2);
+    Cli.Run json = run("leases", "--rule", "hot", "--key", "all", "--json");
+    assertThat(JSON.readTree(json.out()).get("total").get("instances").asInt()).isEqualTo(1);
+    Cli.Run exact = run("leases", "--rule", "api");
+    assertThat(exact.exit()).as(exact.all()).isEqualTo(2);
+    assertThat(exact.err()).contains("not_leased").contains("'api' is not leased");
   }
 
   @Test
