@@ -171,13 +171,17 @@ class LeasedModeTest {
     awaitFirstRound(a);
     // Leased from now on: the instance's view of remaining drops by one per admission.
     Decision d1 = a.acquire("api", "all");
+    assertThat(d1.items().get(0).leased()).isTrue();
     long r1 = d1.items().get(0).windows().get(0).remaining();
     Decision both = a.acquire(Request.of(Item.of("api", "all"), Item.of("strict", "k")));
     assertThat(both.allowed()).isTrue();
+    assertThat(both.items().get(0).leased()).isTrue();
     // The exact rule denies now: the request is denied, and the unit its leased item took goes back.
     Decision denied = a.acquire(Request.of(Item.of("api", "all"), Item.of("strict", "k")));
     assertThat(denied.allowed()).isFalse();
+    assertThat(denied.items().get(0).leased()).isTrue();
     Decision d2 = a.acquire("api", "all");
+    assertThat(d2.items().get(0).leased()).isTrue();
     // One for the request allowed, one for d2; none for the denied one.
     assertThat(d2.items().get(0).windows().get(0).remaining()).isEqualTo(r1 - 2);
   }

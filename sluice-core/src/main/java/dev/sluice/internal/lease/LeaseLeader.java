@@ -19,9 +19,11 @@ import java.util.function.Function;
  * ProportionalShare}, and publishes them fenced by its token. A publish refused means another
  * instance leads: this one steps down and forgets what it published.
  *
- * <p>A new term starts with a learning period of the term's length, in which it republishes the
- * sizes instances report in use and grows no one: sizes an earlier leader published may be in
- * force until then.
+ * <p>A new term starts with a learning period of {@link #LEARNING_CYCLES} cycles, in which it
+ * republishes the sizes instances report in use and grows no one. Every instance reports the size
+ * it uses each interval, so the sizes a new leader cannot see are only those an earlier leader
+ * published and an instance adopted at its last report (it adopts when a report is answered): its
+ * next report shows them. Counted in cycles, not time, as the instances' intervals are.
  *
  * <p>Not thread-safe: the keeper's thread runs one cycle at a time (see {@link LeaseStep}).
  */
@@ -30,6 +32,8 @@ final class LeaseLeader {
   static final long MAX_REPORT_BYTES = 4L << 20;
   /** The weight of the newest interval in an instance's demand: 87.5 % of a change in three. */
   static final double ALPHA = 0.5;
+  /** Cycles a new term republishes sizes in use and grows no one: one report each, and two spare. */
+  static final int LEARNING_CYCLES = 3;
 
   private final LeaseBoard board;
   private final String id;
@@ -39,8 +43,8 @@ final class LeaseLeader {
 
   /** The token of the term this instance leads in, 0 when it does not lead. */
   private long token;
-  /** When its learning period ends, on the store's clock. */
-  private long learningUntilMillis;
+  /** Cycles of its learning period still to come. */
+  private int learningLeft;
   /** Sizes published in this term, by instance and key, and when they expire (store clock). */
   private Map<String, Map<RuleKey, Long>> published = Map.of();
   private long publishedUntilMillis;
@@ -93,7 +97,7 @@ final class LeaseLeader {
         if (!was) {
           events.emit(l -> l.onLeadership(true));
         }
-        learningUntilMillis = leader.nowMillis() + termMillis;
+        learningLeft = LEARNING_CYCLES;
         published = Map.of();
         demand = Map.of();
       }
@@ -107,7 +111,10 @@ final class LeaseLeader {
   }
 
   private CompletableFuture<Void> publish(Map<String, byte[]> reports, long now, long termMillis) {
-    boolean learning = now < learningUntilMillis;
+    boolean learning = learningLeft > 0;
+    if (learning) {
+      learningLeft--;
+    }
     Map<RuleKey, Map<String, Usage>> usage = new LinkedHashMap<>();
     Map<RuleKey, Long> budgets = new HashMap<>();
     Map<String, Map<RuleKey, Double>> nextDemand = new HashMap<>();
@@ -132,7 +139,7 @@ final class LeaseLeader {
         if (r.elapsedMillis() <= 0) {
           d = prior == null ? 0 : prior; // a first report measures no interval
         } else {
-          double rate = (e.admitted() + (double) e.denied()) * 1000.0 / r.elapsedMillis();
+          double rate = (e.admitted() + (double) e.sent()) * 1000.0 / r.elapsedMillis();
           d = prior == null ? rate : ALPHA * rate + (1 - ALPHA) * prior;
         }
         after.put(k, d);

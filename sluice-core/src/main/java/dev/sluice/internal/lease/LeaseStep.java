@@ -323,7 +323,7 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
     }
     int keys = entries.size();
     long units = held;
-    entries.sort(Comparator.comparingLong((UsageReport.Entry e) -> -(e.admitted() + e.denied())));
+    entries.sort(Comparator.comparingLong((UsageReport.Entry e) -> -(e.admitted() + e.sent())));
     if (entries.size() > MAX_REPORTED_KEYS) {
       entries = entries.subList(0, MAX_REPORTED_KEYS);
     }

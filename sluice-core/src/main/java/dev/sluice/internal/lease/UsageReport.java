@@ -8,7 +8,8 @@ import java.util.List;
  * An instance's use of its leased keys over one report interval, as it is kept on the lease board
  * for the leader (see docs/scaling.md, "Usage reports"): the interval's length, the fingerprint of
  * the instance's rules (a leader on other rules skips what differs), and per key, hottest first,
- * the units admitted and denied in the interval (denials are demand a size could not meet), the
+ * the units admitted from leases and the units of requests sent to the store (demand the size
+ * did not cover: the store admitted or denied them) in the interval, the
  * size the instance uses and the units it holds. Counts are incremental: a lost report loses one
  * interval of demand, never the bound.
  *
@@ -21,7 +22,7 @@ public record UsageReport(long elapsedMillis, long fingerprint, List<Entry> entr
   static final int MAX_RULE_BYTES = 128;
 
   /** One key's use. */
-  public record Entry(String rule, String key, long admitted, long denied, long sizeInUse, long held) {}
+  public record Entry(String rule, String key, long admitted, long sent, long sizeInUse, long held) {}
 
   public UsageReport {
     entries = List.copyOf(entries);
@@ -37,7 +38,7 @@ public record UsageReport(long elapsedMillis, long fingerprint, List<Entry> entr
     List<byte[]> parts = new ArrayList<>();
     int total = out.size();
     for (Entry e : entries) {
-      Wire.Out one = new Wire.Out().string(e.rule()).string(e.key()).varint(e.admitted()).varint(e.denied())
+      Wire.Out one = new Wire.Out().string(e.rule()).string(e.key()).varint(e.admitted()).varint(e.sent())
           .varint(e.sizeInUse()).varint(e.held());
       byte[] b = one.toByteArray();
       if (total + b.length > maxBytes) {
@@ -86,7 +87,7 @@ public record UsageReport(long elapsedMillis, long fingerprint, List<Entry> entr
       if (rule.isEmpty() || key.isEmpty()) {
         throw new IllegalArgumentException("an empty rule or key before byte " + in.position());
       }
-      entries.add(new Entry(rule, key, in.varint("admitted"), in.varint("denied"), in.varint("the size in use"),
+      entries.add(new Entry(rule, key, in.varint("admitted"), in.varint("sent to the store"), in.varint("the size in use"),
           in.varint("the units held")));
     }
     return new UsageReport(elapsed, fingerprint, entries);

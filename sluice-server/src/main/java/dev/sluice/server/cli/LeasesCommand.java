@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 /** {@code sluice leases}: a leased rule as the instances leasing it last reported it. */
 @Command(name = "leases", mixinStandardHelpOptions = true,
     description = {"A leased rule as the instances leasing it last reported it: with --key, one row per instance "
-        + "(admitted and denied in its last report interval, that interval, the size it uses, the units it holds); "
+        + "(admitted from its lease and sent to the store in its last report interval, that interval, the size it uses, the units it holds); "
         + "without, one row per key summed over the instances, most demand first, at most 1,000. Exit codes: 0 done, "
         + "2 a mistake in what was given, 3 the service could not be reached or answer."})
 final class LeasesCommand extends PolicyCommand {
@@ -30,14 +30,14 @@ final class LeasesCommand extends PolicyCommand {
     List<List<String>> rows = new ArrayList<>();
     if (key != null) {
       v.get("instances").forEach(r -> rows.add(List.of(r.get("instance").asText(), r.get("admitted").asText(),
-          r.get("denied").asText(), r.get("intervalMs").asText(), r.get("sizeInUse").asText(),
+          r.get("sentToStore").asText(), r.get("intervalMs").asText(), r.get("sizeInUse").asText(),
           r.get("held").asText())));
-      AdminClient.table(out(), List.of("INSTANCE", "ADMITTED", "DENIED", "INTERVAL_MS", "SIZE", "HELD"), rows);
+      AdminClient.table(out(), List.of("INSTANCE", "ADMITTED", "TO_STORE", "INTERVAL_MS", "SIZE", "HELD"), rows);
     } else {
       v.get("keys").forEach(r -> rows.add(List.of(r.get("key").asText(), r.get("instances").asText(),
-          r.get("admitted").asText(), r.get("denied").asText(), r.get("sizeInUse").asText(),
+          r.get("admitted").asText(), r.get("sentToStore").asText(), r.get("sizeInUse").asText(),
           r.get("held").asText())));
-      AdminClient.table(out(), List.of("KEY", "INSTANCES", "ADMITTED", "DENIED", "SIZE", "HELD"), rows);
+      AdminClient.table(out(), List.of("KEY", "INSTANCES", "ADMITTED", "TO_STORE", "SIZE", "HELD"), rows);
     }
     if (v.get("truncated").asBoolean()) {
       spec.commandLine().getErr().println("more rows than shown: the answer holds at most 1,000");

@@ -29,7 +29,7 @@ final class LeaseBoardView {
   static final int MAX_KEYS_SUMMED = 10_000;
 
   /** One instance's report of the key, or one key's sums over the instances that reported it. */
-  record Row(String name, int instances, long admitted, long denied, long intervalMs, long sizeInUse, long held) {}
+  record Row(String name, int instances, long admitted, long sent, long intervalMs, long sizeInUse, long held) {}
 
   /**
    * @param rows per instance (by id) for a key, or per key (most demand first) for the rule
@@ -47,7 +47,7 @@ final class LeaseBoardView {
   static View ofKey(String rule, String key, Map<String, byte[]> reports) {
     List<Row> rows = new ArrayList<>();
     long admitted = 0;
-    long denied = 0;
+    long sent = 0;
     long size = 0;
     long held = 0;
     int unreadable = 0;
@@ -61,22 +61,22 @@ final class LeaseBoardView {
       }
       for (UsageReport.Entry e : report.entries()) {
         if (e.rule().equals(rule) && e.key().equals(key)) {
-          rows.add(new Row(r.getKey(), 1, e.admitted(), e.denied(), report.elapsedMillis(), e.sizeInUse(), e.held()));
+          rows.add(new Row(r.getKey(), 1, e.admitted(), e.sent(), report.elapsedMillis(), e.sizeInUse(), e.held()));
           admitted += e.admitted();
-          denied += e.denied();
+          sent += e.sent();
           size += e.sizeInUse();
           held += e.held();
           break;
         }
       }
     }
-    Row total = new Row(key, rows.size(), admitted, denied, 0, size, held);
+    Row total = new Row(key, rows.size(), admitted, sent, 0, size, held);
     return bounded(rows, total, reports.size(), unreadable, bytes);
   }
 
   /** Per key of {@code rule}, summed over the instances that reported it, most demand first. */
   static View ofRule(String rule, Map<String, byte[]> reports) {
-    // Per key: instances, admitted, denied, size in use, units held.
+    // Per key: instances, admitted, sent to the store, size in use, units held.
     Map<String, long[]> sums = new HashMap<>();
     long[] all = new long[5];
     boolean dropped = false;
@@ -112,7 +112,7 @@ final class LeaseBoardView {
       long[] s = e.getValue();
       rows.add(new Row(e.getKey(), (int) s[0], s[1], s[2], 0, s[3], s[4]));
     }
-    rows.sort(Comparator.comparingLong((Row r) -> -(r.admitted() + r.denied())).thenComparing(Row::name));
+    rows.sort(Comparator.comparingLong((Row r) -> -(r.admitted() + r.sent())).thenComparing(Row::name));
     // The keys counted are those summed: past the bound, how many more there are is not known.
     Row total = new Row(null, (int) all[0], all[1], all[2], 0, all[3], all[4]);
     View v = bounded(rows, total, reports.size(), unreadable, bytes);
@@ -121,7 +121,7 @@ final class LeaseBoardView {
 
   private static void add(long[] sums, UsageReport.Entry e) {
     sums[1] += e.admitted();
-    sums[2] += e.denied();
+    sums[2] += e.sent();
     sums[3] += e.sizeInUse();
     sums[4] += e.held();
   }

@@ -103,7 +103,7 @@ final class PolicyApiLeases extends PolicyApiHandler {
 
   private static void counts(JsonGenerator g, LeaseBoardView.Row r) throws IOException {
     g.writeNumberField("admitted", r.admitted());
-    g.writeNumberField("denied", r.denied());
+    g.writeNumberField("sentToStore", r.sent());
     g.writeNumberField("sizeInUse", r.sizeInUse());
     g.writeNumberField("held", r.held());
   }
