@@ -18,9 +18,9 @@ import java.util.TreeMap;
  * now, B − Σ max(size published and unexpired, size in use), so that the sizes in use never sum
  * above B while instances adopt the new ones an interval apart.
  *
- * <p>While the leader learns (the longest lease length after it won: sizes published by an earlier
- * leader may still be in force) it republishes each instance the size it reports in use and grows
- * no one; an instance not reporting gets 0.
+ * <p>While the leader learns (its first cycles after it won: a size an earlier leader published
+ * may have been adopted since an instance's last report) it republishes each instance the size it
+ * reports in use and grows no one; an instance not reporting gets 0.
  */
 public final class ProportionalShare {
   private ProportionalShare() {}
