@@ -107,6 +107,25 @@ abstract class RedisLeaseBoardTestBase extends LeaseBoardContract {
         .startsWith(a.token() + " ");
   }
 
+  /**
+   * A failover may bring the board back without its last writes (replication is asynchronous):
+   * here the leader record and the token counter are lost outright. The leader that held the lost
+   * term is fenced, even when a new leader draws the same token again: a publish needs the id too.
+   */
+  @Test
+  void aLeaderWhoseRecordAFailoverLostIsFencedEvenIfItsTokenComesBack() {
+    LeaseBoard board = board();
+    LeaseBoard.Leader a = join(board.campaign("a", LONG));
+    commandFor(prefix + "{leases}:leader", "DEL", prefix + "{leases}:leader", prefix + "{leases}:epoch");
+    assertThat(join(board.publish("a", a.token(), Map.of("x", bytes("1")), LONG))).isFalse();
+    LeaseBoard.Leader b = join(board.campaign("b", LONG));
+    assertThat(b.instance()).isEqualTo("b");
+    assertThat(b.token()).isEqualTo(a.token()); // the counter started again
+    assertThat(join(board.publish("a", a.token(), Map.of("x", bytes("2")), LONG))).isFalse();
+    assertThat(join(board.publish("b", b.token(), Map.of("x", bytes("3")), LONG))).isTrue();
+    assertThat(join(board.report("x", new byte[0], LONG)).sizes()).isEqualTo(bytes("3"));
+  }
+
   @Test
   void theReservedIdIsRefused() {
     assertThatThrownBy(() -> join(board().report("@", new byte[0], LONG))).rootCause()
