@@ -210,7 +210,8 @@ public final class SluiceService implements AutoCloseable {
     metrics.configLoaded(reloader.current());
     SluiceServer server;
     try {
-      server = SluiceServer.builder().limiter(limiter).config(reloader).envoy(s.envoy()).prometheus(registry).host(s.host())
+      server = SluiceServer.builder().limiter(limiter).store(store).config(reloader).envoy(s.envoy())
+          .prometheus(registry).host(s.host())
           .port(s.port()).adminToken(s.adminToken()).storeHealth(health)
           .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout())
           .maxInFlight(s.maxInFlight()).maxConnections(s.maxConnections()).build().start();
