@@ -19,7 +19,7 @@ final class Assignments {
     if (!(rate > 0)) {
       return Assignment.deny(ttlMicros);
     }
-    long f = Math.max(FILL_MICROS, (long) Math.ceil(1e6 / rate));
+    long f = Math.max(FILL_MICROS, wholeMillis((long) Math.ceil(1e6 / rate)));
     long k = Math.max(1, (long) Math.ceil(rate * f / 1e6));
     return new Assignment(false, k, k, f, ttlMicros);
   }
@@ -54,13 +54,18 @@ final class Assignments {
     }
     // One token per fill: b + ⌈(τ + f) ÷ f⌉ ≤ units when f ≥ τ ÷ (units − 2).
     if (units >= 3) {
-      long longer = Math.max(f, ceilDiv(ttl, units - 2));
+      long longer = Math.max(f, wholeMillis(ceilDiv(ttl, units - 2)));
       Assignment one = new Assignment(false, 1, 1, longer, ttl);
       if (cover(one) <= units) {
         return one;
       }
     }
     return Assignment.deny(ttl);
+  }
+
+  /** Fill intervals are whole milliseconds, rounded up: slower, never faster than the cover allows. */
+  private static long wholeMillis(long micros) {
+    return ceilDiv(micros, 1000) * 1000;
   }
 
   private static long ceilDiv(long a, long b) {
