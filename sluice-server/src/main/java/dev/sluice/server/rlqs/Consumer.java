@@ -23,6 +23,8 @@ final class Consumer {
   final long id;
   final BucketId bucketId;
   final Limit limit;
+  /** What it counts against the service's bound on held buckets. */
+  final long bytes;
   /** Units taken from the store for this consumer and not yet reported used. */
   private long held;
   /** The assignment last sent; null before the first and once silent. */
@@ -34,10 +36,11 @@ final class Consumer {
   private boolean reported;
   private boolean silent;
 
-  Consumer(long id, BucketId bucketId, Limit limit) {
+  Consumer(long id, BucketId bucketId, Limit limit, long bytes) {
     this.id = id;
     this.bucketId = bucketId;
     this.limit = limit;
+    this.bytes = bytes;
   }
 
   /**
@@ -116,11 +119,6 @@ final class Consumer {
       ctx.rates().leave(limit, id);
     }
     return false;
-  }
-
-  /** The units held (tests and docs speak of them; nothing else reads them). */
-  long held() {
-    return held;
   }
 
   /** L ÷ P of the tightest window, in units per second. */

@@ -31,6 +31,14 @@ public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateL
     implements AutoCloseable {
   /** Buckets held over every stream; later ones get their domain's {@code unmatched} rule. */
   public static final int MAX_CONSUMERS = 100_000;
+  /**
+   * Bytes the buckets held over every stream may take, each counted as its {@code BucketId}'s
+   * encoded size plus {@link #CONSUMER_OVERHEAD_BYTES}: 64 MiB. A bucket past it gets the
+   * {@code unmatched} rule, as one past {@link #MAX_CONSUMERS}.
+   */
+  public static final long MAX_CONSUMER_BYTES = 64L * 1024 * 1024;
+  /** What a held bucket costs besides its {@code BucketId}: its state, map entries, its demand. */
+  static final int CONSUMER_OVERHEAD_BYTES = 512;
   /** How often streams are checked for silence, abandonment and reloads. */
   static final long SWEEP_MILLIS = 100;
   /**
@@ -42,6 +50,7 @@ public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateL
   private final RlqsContext ctx;
   private final Set<RlqsStream> streams = ConcurrentHashMap.newKeySet();
   private final AtomicInteger consumers = new AtomicInteger();
+  private final AtomicLong consumerBytes = new AtomicLong();
   private final AtomicLong ids = new AtomicLong();
   private final ExecutorService workers;
   private final ScheduledExecutorService sweeper;
@@ -72,21 +81,26 @@ public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateL
     return s.inbound();
   }
 
-  /** Counts one more consumer held, unless {@link #MAX_CONSUMERS} are. */
-  boolean reserveConsumer() {
-    while (true) {
-      int n = consumers.get();
-      if (n >= MAX_CONSUMERS) {
-        return false;
-      }
-      if (consumers.compareAndSet(n, n + 1)) {
-        return true;
-      }
+  /**
+   * Counts one more consumer of {@code bytes} held, unless that would pass {@link #MAX_CONSUMERS}
+   * or {@link #MAX_CONSUMER_BYTES}.
+   */
+  boolean reserveConsumer(long bytes) {
+    if (consumers.incrementAndGet() > MAX_CONSUMERS) {
+      consumers.decrementAndGet();
+      return false;
     }
+    if (consumerBytes.addAndGet(bytes) > MAX_CONSUMER_BYTES) {
+      consumerBytes.addAndGet(-bytes);
+      consumers.decrementAndGet();
+      return false;
+    }
+    return true;
   }
 
-  void releaseConsumer() {
+  void releaseConsumer(long bytes) {
     consumers.decrementAndGet();
+    consumerBytes.addAndGet(-bytes);
   }
 
   long nextConsumerId() {

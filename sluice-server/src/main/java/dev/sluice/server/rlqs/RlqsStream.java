@@ -172,9 +172,9 @@ final class RlqsStream {
       }
       return unmatched(u.getBucketId(), dom);
     }
-    int bytes = t.key().getBytes(StandardCharsets.UTF_8).length;
-    if (bytes > Sluice.DEFAULT_MAX_KEY_BYTES) {
-      fail(Status.INVALID_ARGUMENT, "the key made for bucket " + Reports.clip(bucket.toString()) + " holds " + bytes
+    int keyBytes = t.key().getBytes(StandardCharsets.UTF_8).length;
+    if (keyBytes > Sluice.DEFAULT_MAX_KEY_BYTES) {
+      fail(Status.INVALID_ARGUMENT, "the key made for bucket " + Reports.clip(bucket.toString()) + " holds " + keyBytes
           + " bytes; a key may hold at most " + Sluice.DEFAULT_MAX_KEY_BYTES);
       return null;
     }
@@ -184,10 +184,11 @@ final class RlqsStream {
       c = null;
     }
     if (c == null) {
-      if (consumers.size() >= MAX_BUCKETS || !service.reserveConsumer()) {
+      long bytes = u.getBucketId().getSerializedSize() + RateLimitQuotaService.CONSUMER_OVERHEAD_BYTES;
+      if (consumers.size() >= MAX_BUCKETS || !service.reserveConsumer(bytes)) {
         return unmatched(u.getBucketId(), dom);
       }
-      c = new Consumer(service.nextConsumerId(), u.getBucketId(), limit);
+      c = new Consumer(service.nextConsumerId(), u.getBucketId(), limit, bytes);
       consumers.put(bucket, c);
       ctx.rates().join(limit, c.id);
     }
@@ -255,7 +256,7 @@ final class RlqsStream {
 
   private void leave(Consumer c) {
     ctx.rates().leave(c.limit, c.id);
-    service.releaseConsumer();
+    service.releaseConsumer(c.bytes);
   }
 
   /** The stream is over: its consumers leave; their units are not given back (Envoy may still use them). */
