@@ -29,6 +29,14 @@ import java.util.function.Supplier;
  */
 public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateLimitQuotaServiceImplBase
     implements AutoCloseable {
+  /**
+   * Streams open at once. A stream lasts as long as its proxy: streams are not counted among the
+   * requests in flight (a fleet of proxies would hold them all) but here; one more is refused
+   * {@code RESOURCE_EXHAUSTED}, and its proxy retries, as Envoy does, or reaches another instance.
+   */
+  public static final int MAX_STREAMS = 1024;
+  /** The gRPC method's path: its streams are exempt from the bound on requests in flight. */
+  public static final String PATH = "/" + RateLimitQuotaServiceGrpc.SERVICE_NAME + "/StreamRateLimitQuotas";
   /** Buckets held over every stream; later ones get their domain's {@code unmatched} rule. */
   public static final int MAX_CONSUMERS = 100_000;
   /**
@@ -77,7 +85,23 @@ public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateL
   public StreamObserver<RateLimitQuotaUsageReports> streamRateLimitQuotas(
       StreamObserver<RateLimitQuotaResponse> responses) {
     RlqsStream s = new RlqsStream(this, ctx, responses, workers);
-    streams.add(s);
+    synchronized (streams) {
+      if (streams.size() >= MAX_STREAMS) {
+        responses.onError(io.grpc.Status.RESOURCE_EXHAUSTED.withDescription("the service holds its most quota "
+            + "streams at once (" + MAX_STREAMS + "); try again").asRuntimeException());
+        return new StreamObserver<>() {
+          @Override
+          public void onNext(RateLimitQuotaUsageReports r) {}
+
+          @Override
+          public void onError(Throwable t) {}
+
+          @Override
+          public void onCompleted() {}
+        };
+      }
+      streams.add(s);
+    }
     return s.inbound();
   }
 

@@ -18,6 +18,7 @@ import io.envoyproxy.envoy.type.v3.RateLimitStrategy;
 import io.envoyproxy.envoy.type.v3.RateLimitStrategy.BlanketRule;
 import io.envoyproxy.envoy.type.v3.TokenBucket;
 import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -25,7 +26,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,14 +34,14 @@ import org.slf4j.LoggerFactory;
  * One {@code StreamRateLimitQuotas} stream: its domain, its buckets (each a {@link Consumer}, at
  * most {@link #MAX_BUCKETS}), and the serial order in which its reports and the sweep's checks
  * run. Everything runs on the service's workers, one task of a stream at a time, so a take that
- * waits for the store never holds an event loop.
+ * waits for the store never holds an event loop. The client's next message is asked for only once
+ * the last one is answered: a stream holds at most one report, and a proxy that sends faster is
+ * held back by HTTP/2's flow control.
  */
 final class RlqsStream {
   private static final Logger LOG = LoggerFactory.getLogger(RlqsStream.class);
   /** Buckets held per stream; later ones get the {@code unmatched} rule. */
   static final int MAX_BUCKETS = 1_000;
-  /** Reports waiting for their turn; a client that sends faster than they are answered is cut off. */
-  static final int MAX_PENDING = 64;
   /** The TTL of a blanket rule for an unmapped bucket. */
   static final long UNMATCHED_TTL_MICROS = 60_000_000;
 
@@ -48,7 +49,8 @@ final class RlqsStream {
   private final RlqsContext ctx;
   private final StreamObserver<RateLimitQuotaResponse> out;
   private final Executor workers;
-  private final AtomicInteger pending = new AtomicInteger();
+  /** Whether a sweep is queued: a slow store must not pile them up. */
+  private final AtomicBoolean sweepQueued = new AtomicBoolean();
   private final Map<Map<String, String>, Consumer> consumers = new HashMap<>();
   private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
   private String domain;
@@ -62,19 +64,19 @@ final class RlqsStream {
     this.workers = workers;
   }
 
-  /** The observer gRPC hands the client's messages to. */
+  /** The observer gRPC hands the client's messages to, one at a time. */
   StreamObserver<RateLimitQuotaUsageReports> inbound() {
+    ServerCallStreamObserver<RateLimitQuotaResponse> call = (ServerCallStreamObserver<RateLimitQuotaResponse>) out;
+    call.disableAutoRequest();
+    call.request(1);
     return new StreamObserver<>() {
       @Override
       public void onNext(RateLimitQuotaUsageReports r) {
-        if (pending.incrementAndGet() > MAX_PENDING) {
-          submit(() -> fail(Status.RESOURCE_EXHAUSTED, "more than " + MAX_PENDING
-              + " usage reports wait for an answer on this stream"));
-          return;
-        }
         submit(() -> {
-          pending.decrementAndGet();
           handle(r);
+          if (!closed) {
+            call.request(1);
+          }
         });
       }
 
@@ -97,7 +99,12 @@ final class RlqsStream {
 
   /** Runs the silence, abandon and reload checks in the stream's turn. */
   void sweep() {
-    submit(this::check);
+    if (sweepQueued.compareAndSet(false, true)) {
+      submit(() -> {
+        sweepQueued.set(false);
+        check();
+      });
+    }
   }
 
   /** Ends the stream at shutdown: its consumers leave. */
