@@ -63,9 +63,12 @@ final class Consumer {
     } else {
       spacingMicros = now - lastReportMicros;
     }
-    held = Math.max(0, held - u.getNumRequestsAllowed());
+    // The counts are uint64: one of 2^63 or more reads as a negative long, and must use up the
+    // units held, never add to them.
+    long allowed = u.getNumRequestsAllowed();
+    held = allowed < 0 ? 0 : Math.max(0, held - allowed);
     double elapsed = u.getTimeElapsed().getSeconds() + u.getTimeElapsed().getNanos() / 1e9;
-    double demand = (u.getNumRequestsAllowed() + (double) u.getNumRequestsDenied()) / elapsed;
+    double demand = (unsigned(allowed) + unsigned(u.getNumRequestsDenied())) / elapsed;
     List<Window> windows = rule.windowsFor(limit.key());
     double whole = wholeRate(windows);
     double rate;
@@ -119,6 +122,10 @@ final class Consumer {
       ctx.rates().leave(limit, id);
     }
     return false;
+  }
+
+  private static double unsigned(long v) {
+    return v >= 0 ? v : (v >>> 1) * 2.0;
   }
 
   /** L ÷ P of the tightest window, in units per second. */

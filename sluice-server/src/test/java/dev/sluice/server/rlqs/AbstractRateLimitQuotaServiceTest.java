@@ -56,6 +56,18 @@ abstract class AbstractRateLimitQuotaServiceTest extends AbstractRlqsTest {
   }
 
   @Test
+  void countsAreUnsignedAndAHugeAllowedCountUsesUpTheGrantRatherThanAddingToIt() throws Exception {
+    ProxyStream p = stream();
+    BucketId id = tenant("huge");
+    only(p.exchange(usage(id, 0, 200, 1000)), id);
+    advanceMillis(1000);
+    // 2^64 − 1 requests allowed (uint64): all 440 units held are used; the next cover is taken anew.
+    BucketAction again = only(p.exchange(usage(id, -1L, 0, 1000)), id);
+    assertThat(admits(again)).isEqualTo(440);
+    assertThat(remaining("tenant.requests", "tenant:huge")).isEqualTo(12_000 - 2 * 440);
+  }
+
+  @Test
   void twoStreamsOnOneBucketShareItsLimitInProportionToTheirDemandAndNeverPassWhatTheStoreGranted()
       throws Exception {
     ProxyStream a = stream();
