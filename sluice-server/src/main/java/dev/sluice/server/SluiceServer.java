@@ -133,6 +133,14 @@ public final class SluiceServer implements AutoCloseable {
         throw e;
       }
     });
+    // A quota stream lasts as long as its proxy and carries a report per reporting interval: the
+    // request timeout and the bound on a request's bytes would end it. Each of its messages is
+    // still bounded (MAX_GRPC_MESSAGE_BYTES), and the quota service bounds its streams.
+    sb.decorator(RateLimitQuotaService.PATH, (delegate, ctx, req) -> {
+      ctx.clearRequestTimeout();
+      ctx.setMaxRequestLength(0);
+      return delegate.serve(ctx, req);
+    });
     // Readiness fails as soon as shutdown begins, whatever the store says.
     sb.decorator("/readyz", (delegate, ctx, req) -> draining
         ? HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.JSON_UTF_8, "{\"status\":\"shutting down\"}")

@@ -212,11 +212,6 @@ abstract class AbstractRlqsTest {
     ticker.advanceMillis(ms);
   }
 
-  /** Lets the service's sweep (every 100 ms) see the clock as it is now. */
-  static void letTheSweepRun() throws InterruptedException {
-    Thread.sleep(1_000);
-  }
-
   /** Rewrites the configuration and reloads it now. */
   void reconfigure(String yaml, long ageMillis) throws Exception {
     Path f = dir.resolve("sluice.yaml");

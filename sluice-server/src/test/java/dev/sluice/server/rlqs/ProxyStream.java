@@ -77,11 +77,11 @@ final class ProxyStream implements AutoCloseable {
     return next();
   }
 
-  /** The next response, waiting up to 10 s for it. */
+  /** The next response, waiting up to 30 s for it (a bound on a busy machine, not a timing). */
   RateLimitQuotaResponse next() throws InterruptedException {
-    RateLimitQuotaResponse r = responses.poll(10, TimeUnit.SECONDS);
+    RateLimitQuotaResponse r = responses.poll(30, TimeUnit.SECONDS);
     if (r == null) {
-      throw new AssertionError("no response within 10 s" + (ended.isDone() ? "; the stream ended: " + ended.join()
+      throw new AssertionError("no response within 30 s" + (ended.isDone() ? "; the stream ended: " + ended.join()
           : ""));
     }
     return r;
@@ -92,9 +92,9 @@ final class ProxyStream implements AutoCloseable {
     return responses.poll();
   }
 
-  /** How the service ended the stream, waiting up to 10 s. */
+  /** How the service ended the stream, waiting up to 30 s. */
   Status end() throws Exception {
-    return ended.get(10, TimeUnit.SECONDS);
+    return ended.get(30, TimeUnit.SECONDS);
   }
 
   boolean isEnded() {
