@@ -150,7 +150,8 @@ public final class ConfigFiles {
       try {
         LoadedConfig part;
         String domain = null;
-        if (isEnvoy(text, file)) {
+        List<String> keys = ConfigLoader.topLevelKeys(text, file);
+        if (isEnvoy(keys, file)) {
           EnvoyDomain d = EnvoyConfigParser.parse(file, text);
           EnvoyDomain before = domains.putIfAbsent(d.domain(), d);
           if (before != null && mergeEnvoyDomains) {
@@ -169,10 +170,12 @@ public final class ConfigFiles {
           } catch (ConfigException x) {
             partProblems.addAll(x.problems());
           }
-          try {
-            rlqs.addAll(RlqsConfigReader.read(text, file));
-          } catch (ConfigException x) {
-            partProblems.addAll(x.problems());
+          if (keys.contains(RlqsConfigReader.KEY)) {
+            try {
+              rlqs.addAll(RlqsConfigReader.read(text, file));
+            } catch (ConfigException x) {
+              partProblems.addAll(x.problems());
+            }
           }
           if (!partProblems.isEmpty()) {
             throw new ConfigException(partProblems);
@@ -198,9 +201,9 @@ public final class ConfigFiles {
   }
 
   /** Whether a file is in Envoy's format rather than the native one, by its top-level keys. */
-  private static boolean isEnvoy(String text, String file) throws ConfigException {
-    List<String> keys = ConfigLoader.topLevelKeys(text, file);
-    boolean isNative = keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains) || keys.contains(RlqsConfigReader.KEY);
+  private static boolean isEnvoy(List<String> keys, String file) throws ConfigException {
+    boolean isNative = keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains)
+        || keys.contains(RlqsConfigReader.KEY);
     // A file of Envoy descriptors without its domain is Envoy's, to be told what it lacks.
     boolean isEnvoy = keys.contains(ENVOY_KEY) || keys.contains("descriptors");
     if (isNative && isEnvoy) {
