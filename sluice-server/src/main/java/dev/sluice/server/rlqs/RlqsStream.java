@@ -123,7 +123,12 @@ final class RlqsStream {
         task.run();
       } catch (RuntimeException e) {
         LOG.warn("rlqs: a stream failed", e);
-        fail(Status.INTERNAL, "the service failed to answer: " + e.getClass().getSimpleName());
+        try {
+          fail(Status.INTERNAL, "the service failed to answer; the proxy may reconnect");
+        } catch (RuntimeException closing) {
+          // The call is gone already; what the stream held is released all the same.
+          release();
+        }
       }
     }, workers);
   }
