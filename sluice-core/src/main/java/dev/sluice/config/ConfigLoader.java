@@ -117,6 +117,15 @@ public final class ConfigLoader {
   }
 
   /**
+   * As {@link #parsePart(String, String)}, for a caller that reads more of the file itself (the
+   * service reads its {@code rlqs} section): the top-level keys {@code otherKeys} are skipped
+   * rather than refused as unknown, and a file holding only them is not missing its rules.
+   */
+  public static LoadedConfig parsePart(String source, String name, List<String> otherKeys) throws ConfigException {
+    return NativeReader.read(source, name, otherKeys);
+  }
+
+  /**
    * The configuration files at {@code path}: the path itself if it is a file; for a directory,
    * its {@code *.yaml} and {@code *.yml} files in name order, skipping hidden entries (editor
    * backups, Kubernetes' {@code ..data} links) and subdirectories.

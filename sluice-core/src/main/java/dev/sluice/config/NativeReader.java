@@ -30,15 +30,22 @@ final class NativeReader extends FieldReader {
 
   private final RuleReader ruleReader;
   private final OperationReader operationReader;
+  /** Top-level keys the caller reads from the same file itself; this reader skips them. */
+  private final List<String> otherKeys;
 
-  private NativeReader(String file) {
+  private NativeReader(String file, List<String> otherKeys) {
     super(new Problems(file));
     this.ruleReader = new RuleReader(problems);
     this.operationReader = new OperationReader(problems);
+    this.otherKeys = List.copyOf(otherKeys);
   }
 
   static LoadedConfig read(String source, String file) throws ConfigException {
-    return new NativeReader(file).read(source);
+    return read(source, file, List.of());
+  }
+
+  static LoadedConfig read(String source, String file, List<String> otherKeys) throws ConfigException {
+    return new NativeReader(file, otherKeys).read(source);
   }
 
   private LoadedConfig read(String source) throws ConfigException {
@@ -74,10 +81,12 @@ final class NativeReader extends FieldReader {
           + "reads; this loader reads the native format (a top-level '" + ROOT_KEY + "' list)");
       return;
     }
-    checkFields(map, ROOT_FIELDS);
+    List<String> expected = new ArrayList<>(ROOT_FIELDS);
+    expected.addAll(otherKeys);
+    checkFields(map, expected);
     Field limits = map.field(ROOT_KEY);
     if (limits == null && map.field(OPERATIONS_KEY) == null && map.field(ATTRIBUTES_KEY) == null
-        && map.field(TIERS_KEY) == null) {
+        && map.field(TIERS_KEY) == null && otherKeys.stream().noneMatch(k -> map.field(k) != null)) {
       missing(map, ROOT_KEY, ROOT_FIELDS, "missing '" + ROOT_KEY + "' (the list of rules)");
       return;
     }

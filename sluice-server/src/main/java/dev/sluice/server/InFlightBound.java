@@ -10,6 +10,7 @@ import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.server.DecoratingHttpServiceFunction;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServiceRequestContext;
+import dev.sluice.server.rlqs.RateLimitQuotaService;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,12 +26,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the front end — contexts, bodies, answers waiting for a slow reader — from piling up requests.
  *
  * <p>Probes and scrapes are neither counted nor refused: an instance that is busy says so by its
- * 503s, not by failing its liveness check.
+ * 503s, not by failing its liveness check. Nor are Envoy's quota streams
+ * ({@code StreamRateLimitQuotas}), which last as long as their proxy: the quota service bounds
+ * them itself ({@link RateLimitQuotaService#MAX_STREAMS}).
  */
 final class InFlightBound implements DecoratingHttpServiceFunction {
   /** Requests held at once when not told otherwise, on a heap of 512 MiB or more. */
   static final int DEFAULT_MAX = 1024;
-  private static final Set<String> NEVER_REFUSED = Set.of("/healthz", "/readyz", "/metrics");
+  private static final Set<String> NEVER_REFUSED = Set.of("/healthz", "/readyz", "/metrics",
+      RateLimitQuotaService.PATH);
   private static final String GRPC_STATUS_RESOURCE_EXHAUSTED = "8";
 
   private final int max;

@@ -8,7 +8,9 @@ import com.linecorp.armeria.common.SessionProtocol;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.grpc.GrpcService;
+import com.linecorp.armeria.server.grpc.GrpcServiceBuilder;
 import dev.sluice.RateLimiter;
+import dev.sluice.Ticker;
 import dev.sluice.spi.Store;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyOptions;
@@ -16,6 +18,9 @@ import dev.sluice.server.envoy.EnvoyRateLimitService;
 import dev.sluice.server.envoy.GrpcErrors;
 import dev.sluice.server.http.AdminGuard;
 import dev.sluice.server.http.HttpApi;
+import dev.sluice.server.rlqs.RateLimitQuotaService;
+import dev.sluice.spi.Grants;
+import dev.sluice.spi.Store;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.Channel;
@@ -31,8 +36,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Sluice service: the HTTP JSON API and Envoy's gRPC rate limit service on one port. The
- * limiter belongs to the caller.
+ * The Sluice service: the HTTP JSON API, Envoy's gRPC rate limit service and, given a store that
+ * hands out grants, Envoy's Rate Limit Quota Service, on one port. The limiter and the store belong
+ * to the caller.
  *
  * <p>Closing it shuts down in three steps, so that a client that honours readiness and
  * {@code Connection: close} sees no failed request:
@@ -80,6 +86,8 @@ public final class SluiceServer implements AutoCloseable {
   private volatile boolean closed;
   private final OpenConnections connections = new OpenConnections();
   private final InFlightBound inFlight;
+  /** Envoy's Rate Limit Quota Service; null without a store that hands out grants. */
+  private final RateLimitQuotaService rlqs;
 
   private SluiceServer(Builder b) {
     ServerBuilder sb = Server.builder();
@@ -127,6 +135,14 @@ public final class SluiceServer implements AutoCloseable {
         throw e;
       }
     });
+    // A quota stream lasts as long as its proxy and carries a report per reporting interval: the
+    // request timeout and the bound on a request's bytes would end it. Each of its messages is
+    // still bounded (MAX_GRPC_MESSAGE_BYTES), and the quota service bounds its streams.
+    sb.decorator(RateLimitQuotaService.PATH, (delegate, ctx, req) -> {
+      ctx.clearRequestTimeout();
+      ctx.setMaxRequestLength(0);
+      return delegate.serve(ctx, req);
+    });
     // Readiness fails as soon as shutdown begins, whatever the store says.
     sb.decorator("/readyz", (delegate, ctx, req) -> draining
         ? HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.JSON_UTF_8, "{\"status\":\"shutting down\"}")
@@ -141,13 +157,19 @@ public final class SluiceServer implements AutoCloseable {
     this.bound = address.getAddress().getHostAddress();
     new HttpApi(b.limiter, b.config, b.prometheus, b.maxBodyBytes, admin, b.storeHealth,
         b.store == null ? Optional.empty() : b.store.leaseBoard()).bind(sb);
+    Grants grants = b.store == null ? null : b.store.grants().orElse(null);
+    this.rlqs = grants == null ? null
+        : new RateLimitQuotaService(b.config::current, grants, b.ticker, b.prometheus);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
-    sb.service(GrpcService.builder()
+    GrpcServiceBuilder grpc = GrpcService.builder()
         .exceptionHandler(new GrpcErrors())
         .maxRequestMessageLength(MAX_GRPC_MESSAGE_BYTES)
         .addService(new EnvoyRateLimitService(b.limiter, () -> b.config.current().domains(), b.envoy))
-        .addService(ProtoReflectionServiceV1.newInstance())
-        .build());
+        .addService(ProtoReflectionServiceV1.newInstance());
+    if (rlqs != null) {
+      grpc.addService(rlqs);
+    }
+    sb.service(grpc.build());
     this.server = sb.build();
     this.config = b.config;
     this.shutdownGrace = b.shutdownGrace;
@@ -193,6 +215,10 @@ public final class SluiceServer implements AutoCloseable {
     }
     LOG.info("shutting down: no new connections; draining requests in flight (at most {} ms)", drainTimeout.toMillis());
     refusingConnections = true;
+    if (rlqs != null) {
+      // Its streams never end by themselves: ended here, Envoy reconnects to another instance.
+      rlqs.close();
+    }
     CompletableFuture<Void> stopped = server.stop();
     awaitDrained(stopped);
     config.close();
@@ -262,8 +288,15 @@ public final class SluiceServer implements AutoCloseable {
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
 
     private EnvoyOptions envoy = EnvoyOptions.DEFAULT;
+    private Ticker ticker = Ticker.system();
 
     private Builder() {}
+
+    /** The clock of the Rate Limit Quota Service's TTLs and silences (default: the system's). */
+    public Builder ticker(Ticker t) {
+      this.ticker = Objects.requireNonNull(t, "ticker");
+      return this;
+    }
 
     /** How the Envoy service answers (default: as Envoy's service does with its settings unset). */
     public Builder envoy(EnvoyOptions o) {
@@ -356,8 +389,10 @@ public final class SluiceServer implements AutoCloseable {
     }
 
     /**
-     * The store the limiter decides on: {@code GET /v1/leases} reads its lease board. Without it
-     * (the default) that endpoint answers 501.
+     * The store the limiter decides on: {@code GET /v1/leases} reads its lease board (without it,
+     * the default, that endpoint answers 501), and if it hands out grants ({@link Store#grants()})
+     * the server also answers Envoy's Rate Limit Quota Service, covering its assignments with units
+     * taken from it.
      */
     public Builder store(Store s) {
       this.store = Objects.requireNonNull(s, "store");

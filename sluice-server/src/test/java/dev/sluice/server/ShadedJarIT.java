@@ -10,6 +10,11 @@ import dev.sluice.testkit.Flavor;
 import dev.sluice.testkit.RedisExtension;
 import dev.sluice.testkit.Standalone;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
+import io.envoyproxy.envoy.service.rate_limit_quota.v3.BucketId;
+import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaResponse;
+import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaServiceGrpc;
+import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaUsageReports;
+import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaUsageReports.BucketQuotaUsage;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
@@ -95,6 +100,49 @@ class ShadedJarIT {
       ServiceClient client = new ServiceClient(p.awaitPort());
       assertDecides(client);
       assertReflectionDescribesTheRateLimitService(client);
+      assertCleanLog(p);
+    }
+  }
+
+  /** Envoy's quota service: its generated classes and the protos they load must be in the jar. */
+  @Test
+  void theJarAnswersEnvoysQuotaStreams() throws Exception {
+    Files.createDirectories(dir.resolve("quota"));
+    Files.writeString(dir.resolve("quota/sluice.yaml"), """
+        limits:
+          - {name: api.global, mode: leased, config: [{limit: 6000, period: 1m}]}
+        rlqs:
+          - domain: edge
+            buckets:
+              - {rule: api.global, key: all}
+        """);
+    try (ServeProcess p = ServeProcess.jar(dir.resolve("quota.log"), jar(), List.of("serve", "--host", "127.0.0.1",
+        "--port", "0", "--config", dir.resolve("quota").toString()))) {
+      RateLimitQuotaServiceGrpc.RateLimitQuotaServiceStub stub = GrpcClients.builder("http://127.0.0.1:"
+          + p.awaitPort()).build(RateLimitQuotaServiceGrpc.RateLimitQuotaServiceStub.class);
+      CompletableFuture<RateLimitQuotaResponse> answer = new CompletableFuture<>();
+      StreamObserver<RateLimitQuotaUsageReports> out = stub.streamRateLimitQuotas(new StreamObserver<>() {
+        @Override
+        public void onNext(RateLimitQuotaResponse r) {
+          answer.complete(r);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          answer.completeExceptionally(t);
+        }
+
+        @Override
+        public void onCompleted() {}
+      });
+      out.onNext(RateLimitQuotaUsageReports.newBuilder().setDomain("edge").addBucketQuotaUsages(
+          BucketQuotaUsage.newBuilder().setBucketId(BucketId.newBuilder().putBucket("name", "api"))
+              .setTimeElapsed(com.google.protobuf.Duration.newBuilder().setSeconds(1)).setNumRequestsDenied(5))
+          .build());
+      RateLimitQuotaResponse r = answer.get(30, TimeUnit.SECONDS);
+      assertThat(r.getBucketAction(0).getQuotaAssignmentAction().getRateLimitStrategy().getTokenBucket()
+          .getTokensPerFill().getValue()).isEqualTo(10);
+      out.onCompleted();
       assertCleanLog(p);
     }
   }

@@ -21,11 +21,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * {@code sluice serve}: the HTTP JSON API and Envoy's gRPC rate limit service on one port, until
+ * {@code sluice serve}: the HTTP JSON API and Envoy's gRPC rate limit and quota services on one port, until
  * the process is told to stop (SIGTERM, SIGINT), when it drains the requests in flight.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Run the service: the HTTP JSON API and Envoy's gRPC rate limit service on one port.",
+    description = {"Run the service: the HTTP JSON API and Envoy's gRPC rate limit and quota services on one port.",
         "The configuration (a file, or a directory of native and Envoy files) is reloaded when it changes."})
 final class ServeCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);

@@ -8,6 +8,9 @@ import dev.sluice.config.ConfigProblem;
 import dev.sluice.config.LoadedConfig;
 import dev.sluice.server.envoy.EnvoyConfigParser;
 import dev.sluice.server.envoy.EnvoyDomain;
+import dev.sluice.server.rlqs.RlqsConfig;
+import dev.sluice.server.rlqs.RlqsConfigReader;
+import dev.sluice.server.rlqs.RlqsDomain;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  * file, or the {@code *.yaml} / {@code *.yml} files of a directory in name order (as
  * {@link ConfigLoader#files} lists them). Each file is native ({@code limits:} at the top, read by
  * {@link ConfigLoader}) or Envoy's format ({@code domain:}, read by {@link EnvoyConfigParser}),
- * told apart by that key. The problems of every file are reported together; rule names and
- * Envoy domains must be unique across files. Nothing half-loads.
+ * told apart by that key. A native file may also hold an {@code rlqs:} section, read by
+ * {@link RlqsConfigReader}. The problems of every file are reported together; rule names, Envoy
+ * domains and rlqs domains must be unique across files. Nothing half-loads.
  */
 public final class ConfigFiles {
   private static final String ENVOY_KEY = "domain";
@@ -138,6 +142,7 @@ public final class ConfigFiles {
     List<LoadedConfig> parts = new ArrayList<>();
     Map<String, EnvoyDomain> domains = new LinkedHashMap<>();
     List<SourceFile> sources = new ArrayList<>();
+    List<RlqsDomain> rlqs = new ArrayList<>();
     List<ConfigProblem> problems = new ArrayList<>();
     for (Map.Entry<Path, String> e : texts.entrySet()) {
       String file = e.getKey().toString();
@@ -145,7 +150,8 @@ public final class ConfigFiles {
       try {
         LoadedConfig part;
         String domain = null;
-        if (isEnvoy(text, file)) {
+        List<String> keys = ConfigLoader.topLevelKeys(text, file);
+        if (isEnvoy(keys, file)) {
           EnvoyDomain d = EnvoyConfigParser.parse(file, text);
           EnvoyDomain before = domains.putIfAbsent(d.domain(), d);
           if (before != null && mergeEnvoyDomains) {
@@ -157,7 +163,24 @@ public final class ConfigFiles {
           part = d.asLoadedConfig();
           domain = d.domain();
         } else {
-          part = ConfigLoader.parsePart(text, file);
+          List<ConfigProblem> partProblems = new ArrayList<>();
+          LoadedConfig p = null;
+          try {
+            p = ConfigLoader.parsePart(text, file, List.of(RlqsConfigReader.KEY));
+          } catch (ConfigException x) {
+            partProblems.addAll(x.problems());
+          }
+          if (keys.contains(RlqsConfigReader.KEY)) {
+            try {
+              rlqs.addAll(RlqsConfigReader.read(text, file));
+            } catch (ConfigException x) {
+              partProblems.addAll(x.problems());
+            }
+          }
+          if (!partProblems.isEmpty()) {
+            throw new ConfigException(partProblems);
+          }
+          part = p;
         }
         parts.add(part);
         List<String> names = part.rules().rules().stream().map(Rule::name).toList();
@@ -170,13 +193,17 @@ public final class ConfigFiles {
       throw new ConfigException(problems);
     }
     LoadedConfig all = ConfigLoader.merge(parts);
-    return new ServiceConfig(all.rules(), all.warnings(), all.origins(), domains, sources);
+    RlqsConfig rlqsConfig = RlqsConfig.merge(rlqs, all.rules(), problems);
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    return new ServiceConfig(all.rules(), all.warnings(), all.origins(), domains, sources, rlqsConfig);
   }
 
   /** Whether a file is in Envoy's format rather than the native one, by its top-level keys. */
-  private static boolean isEnvoy(String text, String file) throws ConfigException {
-    List<String> keys = ConfigLoader.topLevelKeys(text, file);
-    boolean isNative = keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains);
+  private static boolean isEnvoy(List<String> keys, String file) throws ConfigException {
+    boolean isNative = keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains)
+        || keys.contains(RlqsConfigReader.KEY);
     // A file of Envoy descriptors without its domain is Envoy's, to be told what it lacks.
     boolean isEnvoy = keys.contains(ENVOY_KEY) || keys.contains("descriptors");
     if (isNative && isEnvoy) {
