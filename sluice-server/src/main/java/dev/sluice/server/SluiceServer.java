@@ -159,7 +159,8 @@ public final class SluiceServer implements AutoCloseable {
         b.store == null ? Optional.empty() : b.store.leaseBoard()).bind(sb);
     Grants grants = b.store == null ? null : b.store.grants().orElse(null);
     this.rlqs = grants == null ? null
-        : new RateLimitQuotaService(b.config::current, grants, b.ticker, b.prometheus);
+        : new RateLimitQuotaService(b.config::current, grants, b.store.leaseBoard().orElse(null), b.ticker,
+            b.prometheus);
     // Reflection lets grpcurl and similar tools call the service without its .proto files.
     GrpcServiceBuilder grpc = GrpcService.builder()
         .exceptionHandler(new GrpcErrors())

@@ -27,7 +27,7 @@ import java.util.function.Function;
  *
  * <p>Not thread-safe: the keeper's thread runs one cycle at a time (see {@link LeaseStep}).
  */
-final class LeaseLeader {
+public final class LeaseLeader {
   /** The most report bytes read per cycle; instances past it keep their sizes until they expire. */
   static final long MAX_REPORT_BYTES = 4L << 20;
   /** The weight of the newest interval in an instance's demand: 87.5 % of a change in three. */
@@ -58,6 +58,16 @@ final class LeaseLeader {
 
   private final LeaseEvents events;
 
+  /**
+   * A leader that tells no listener: for a lease holder other than a limiter (the service's quota
+   * streams).
+   *
+   * @param rules the rule in force by name, null if none
+   */
+  public LeaseLeader(LeaseBoard board, String id, Function<String, Rule> rules, int maxKeyBytes) {
+    this(board, id, rules, maxKeyBytes, new LeaseEvents(new dev.sluice.DecisionListener[0]));
+  }
+
   LeaseLeader(LeaseBoard board, String id, Function<String, Rule> rules, int maxKeyBytes, LeaseEvents events) {
     this.events = events;
     this.board = board;
@@ -66,7 +76,7 @@ final class LeaseLeader {
     this.maxKeyBytes = maxKeyBytes;
   }
 
-  boolean leads() {
+  public boolean leads() {
     return token != 0;
   }
 
@@ -83,7 +93,7 @@ final class LeaseLeader {
    * rebalance and publish sizes kept for {@code termMillis}. Completes when done; never fails
    * (a failed call leaves the next cycle to try again).
    */
-  CompletableFuture<Void> cycle(long termMillis) {
+  public CompletableFuture<Void> cycle(long termMillis) {
     return board.campaign(id, termMillis).toCompletableFuture().thenCompose(leader -> {
       if (!id.equals(leader.instance())) {
         stepDown();
@@ -165,8 +175,9 @@ final class LeaseLeader {
     byInstance.forEach((instance, perKey) -> {
       List<SizeTable.Entry> entries = new ArrayList<>();
       perKey.forEach((k, size) -> {
-        if (size > 0) {
-          entries.add(new SizeTable.Entry(k.rule(), k.key(), size));
+        long share = share(usage.get(k), instance);
+        if (size > 0 || share > 0) {
+          entries.add(new SizeTable.Entry(k.rule(), k.key(), size, share));
         }
       });
       try {
@@ -189,6 +200,24 @@ final class LeaseLeader {
     });
   }
 
+  /**
+   * {@code instance}'s share of the key's demand, in millionths: what the service's quota streams
+   * take their part of the key's rate by (the sizes are units held, which they do not use).
+   */
+  private static long share(Map<String, Usage> reported, String instance) {
+    if (reported == null || !reported.containsKey(instance)) {
+      return 0;
+    }
+    double total = 0;
+    for (Usage u : reported.values()) {
+      total += u.demand();
+    }
+    if (!(total > 0)) {
+      return 0;
+    }
+    return Math.min(SizeTable.SHARE_SCALE, Math.round(SizeTable.SHARE_SCALE * reported.get(instance).demand() / total));
+  }
+
   private void stepDown() {
     if (token != 0) {
       events.emit(l -> l.onLeadership(false));
@@ -199,7 +228,7 @@ final class LeaseLeader {
   }
 
   /** Ends this instance's term at once, if it leads: another is elected at the next campaign. */
-  CompletableFuture<Void> resign() {
+  public CompletableFuture<Void> resign() {
     long t = token;
     stepDown();
     if (t == 0) {

@@ -36,6 +36,21 @@ final class LocalConsumerRates implements ConsumerRates {
     }
   }
 
+  /** Per limit, the demand of its consumers that reported, summed: units per second. */
+  synchronized Map<Limit, Double> demands() {
+    Map<Limit, Double> out = new HashMap<>();
+    demand.forEach((limit, m) -> {
+      double sum = 0;
+      for (double[] d : m.values()) {
+        if (!Double.isNaN(d[0])) {
+          sum += d[0];
+        }
+      }
+      out.put(limit, sum);
+    });
+    return out;
+  }
+
   @Override
   public synchronized double rate(Limit limit, long id, double whole) {
     Map<Long, double[]> m = demand.get(limit);

@@ -3,6 +3,7 @@ package dev.sluice.server.rlqs;
 import dev.sluice.Ticker;
 import dev.sluice.server.config.ServiceConfig;
 import dev.sluice.spi.Grants;
+import dev.sluice.spi.LeaseBoard;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaResponse;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaServiceGrpc;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.RateLimitQuotaUsageReports;
@@ -62,6 +63,8 @@ public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateL
   private final AtomicLong ids = new AtomicLong();
   private final ExecutorService workers;
   private final ScheduledExecutorService sweeper;
+  /** Null without a lease board. */
+  private final FleetConsumerRates fleet;
 
   /**
    * @param config the configuration in force, read at each report and sweep
@@ -70,15 +73,34 @@ public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateL
    * @param registry where {@code sluice_rlqs_unmatched_total} is counted
    */
   public RateLimitQuotaService(Supplier<ServiceConfig> config, Grants grants, Ticker ticker, MeterRegistry registry) {
+    this(config, grants, null, ticker, registry);
+  }
+
+  /**
+   * @param board the store's lease board, null if it has none: with it, rates are shared across
+   *     the fleet through leased mode's leader ({@link FleetConsumerRates}), without it among this
+   *     service's streams alone
+   */
+  public RateLimitQuotaService(Supplier<ServiceConfig> config, Grants grants, LeaseBoard board, Ticker ticker,
+      MeterRegistry registry) {
     Counter unmatched = Counter.builder("sluice.rlqs.unmatched")
         .description("RLQS buckets answered with their domain's unmatched rule (no mapping, or over the bounds)")
         .register(registry);
+    this.fleet = board == null ? null : new FleetConsumerRates(board, config);
     this.ctx = new RlqsContext(Objects.requireNonNull(config, "config"), Objects.requireNonNull(grants, "grants"),
-        new LocalConsumerRates(), Objects.requireNonNull(ticker, "ticker"), unmatched);
+        fleet != null ? fleet : new LocalConsumerRates(), Objects.requireNonNull(ticker, "ticker"), unmatched);
     this.workers = Executors.newFixedThreadPool(WORKERS, daemon("sluice-rlqs"));
     this.sweeper = Executors.newSingleThreadScheduledExecutor(daemon("sluice-rlqs-sweep"));
-    sweeper.scheduleWithFixedDelay(() -> streams.forEach(RlqsStream::sweep), SWEEP_MILLIS, SWEEP_MILLIS,
-        TimeUnit.MILLISECONDS);
+    sweeper.scheduleWithFixedDelay(() -> {
+      streams.forEach(RlqsStream::sweep);
+      if (fleet != null) {
+        try {
+          fleet.tick(ticker.nowMicros() / 1000);
+        } catch (RuntimeException e) {
+          // A report that could not be made: the shares stay as they were until the next.
+        }
+      }
+    }, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -139,6 +161,9 @@ public final class RateLimitQuotaService extends RateLimitQuotaServiceGrpc.RateL
   @Override
   public void close() {
     sweeper.shutdownNow();
+    if (fleet != null) {
+      fleet.close();
+    }
     streams.forEach(RlqsStream::shutdown);
     workers.shutdown();
     try {
