@@ -7,8 +7,11 @@ import dev.sluice.testkit.Standalone;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,49 +23,71 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPOutputStream;
 
 /** The repetitions of {@link LeaseLoad}: worker processes per case, their results merged; prints Markdown. */
 public final class LeaseRun {
-  /** Before the run's start: the workers' JVMs start, connect and warm up. */
-  private static final long LEAD_MS = 3_000;
+  /** From the start sent to the start itself. */
+  private static final long GO_AHEAD_MS = 300;
   private static final int INFLIGHT = 64;
+  /** Paced workers: room for a store answering late without their demand dropping. */
+  private static final int PACED_INFLIGHT = 256;
 
   private final String givenUri;
   private final int reps;
   private final int workers;
   private final List<LeaseCase> cases;
+  /** Put before each worker's java command, e.g. to change its scheduling. */
+  private final List<String> launcher;
+  /** Where each paced case's admissions per millisecond go, or null. */
+  private final Path raw;
   /** Per case name, one result per repetition. */
   private final Map<String, List<CaseResult>> results = new LinkedHashMap<>();
 
-  public LeaseRun(String uri, int reps, int workers, List<LeaseCase> cases) {
+  public LeaseRun(String uri, int reps, int workers, List<LeaseCase> cases, Path raw, List<String> launcher) {
+    this.raw = raw;
+    this.launcher = launcher;
     this.givenUri = uri;
     this.reps = reps;
     this.workers = workers;
     this.cases = cases;
   }
 
-  /** What one case measured in one repetition; NaN where the case has no such figure. */
+  /**
+   * What one case measured in one repetition. Paced cases only: {@code maxAll} and its upper bound
+   * {@code maxAllUpper} over every window of the run (token bucket: every span), {@code steady} the
+   * windows from 2 s (to the skew, if any), {@code afterSkew} those from 300 ms after it; null or
+   * NaN otherwise.
+   */
   record CaseResult(double decisionsPerSecond, double offeredPerSecond, long admitted, long denied, long dropped,
-      long errors, double scriptCallsPerDecision, double redisCpuMicrosPerDecision, double maxAll, double minSteady,
-      double maxSteady, double minAfterSkew, double maxAfterSkew, int windows, String load) {}
+      long errors, long degraded, double scriptCallsPerDecision, double redisCpuMicrosPerDecision, double maxAll, double maxAllUpper,
+      Windows.Range steady, Windows.Range afterSkew, String lag, String load) {}
 
   public void run() throws Exception {
     Standalone own = givenUri == null ? Standalone.start(Flavor.REDIS) : null;
     String uri = own != null ? own.uri() : givenUri;
     RedisClient client = RedisClient.create(uri);
+    List<Worker> ws = new ArrayList<>();
     try (StatefulRedisConnection<String, String> conn = client.connect()) {
       RedisCommands<String, String> admin = conn.sync();
       header(admin);
-      System.out.println("| rep | case | decisions/s | offered/s | admitted | denied | dropped | errors | script calls "
-          + "per decision | Redis CPU µs per decision | max admitted ÷ limit, every window | steady min – max "
-          + "| after the skew min – max | load before |");
-      System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|");
+      System.out.println("Admitted ÷ limit by answer time, [bounds from send and answer times]; token bucket: every "
+          + "window ÷ (L + d·L/P) over every span.");
+      System.out.println();
+      System.out.println("| rep | case | decisions/s | offered/s | admitted | denied | dropped | errors | degraded | script calls "
+          + "per decision | Redis CPU µs per decision | max, every window [upper bound] | steady min – max "
+          + "[lower bound] | after the skew min – max [lower bound] | bound width | answer lag ms p50 / p99 / p99.9 / max (worst worker) | load before |");
+      System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|---|");
+      for (int w = 0; w < workers; w++) {
+        ws.add(Worker.start(launcher));
+      }
       for (int rep = 1; rep <= reps; rep++) {
         for (int i = 0; i < cases.size(); i++) {
           LeaseCase c = cases.get(i);
-          CaseResult r = runCase(uri, admin, c, "sluice:ll" + rep + "c" + i + ":");
+          CaseResult r = runCase(uri, admin, ws, c, "sluice:ll" + rep + "c" + i + ":");
           results.computeIfAbsent(c.name(), k -> new ArrayList<>()).add(r);
           System.out.println(row(rep, c, r));
           System.out.flush();
@@ -70,6 +95,14 @@ public final class LeaseRun {
       }
       summary();
     } finally {
+      for (Worker w : ws) {
+        w.process().getOutputStream().close(); // the end of its input ends a worker
+      }
+      for (Worker w : ws) {
+        if (!w.process().waitFor(10, TimeUnit.SECONDS)) {
+          w.process().destroy();
+        }
+      }
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       if (own != null) {
         own.close();
@@ -85,42 +118,87 @@ public final class LeaseRun {
     System.out.printf(Locale.ROOT, "%d worker processes, %d repetitions; %s, %d CPUs; JDK %s; Redis %s; leased mode "
         + "with the defaults (lease 1 s, reports every 100 ms, slack 1 %%), no leader (even share ⌊B ÷ (n + 1)⌋)%n%n",
         workers, reps, cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), version);
+    System.out.printf(Locale.ROOT, "workers started as: %s java …%n%n", String.join(" ", launcher));
   }
 
-  private CaseResult runCase(String uri, RedisCommands<String, String> admin, LeaseCase c, String prefix)
-      throws Exception {
+  /** A worker process and the lines it has printed, in order. */
+  private record Worker(Process process, BlockingQueue<String> lines) {
+    static Worker start(List<String> launcher) throws IOException {
+      String java = ProcessHandle.current().info().command().orElse("java");
+      List<String> cmd = new ArrayList<>(launcher);
+      cmd.addAll(List.of(java, "-Xms256m", "-Xmx512m", "-XX:+UseG1GC",
+          "-XX:-UseDynamicNumberOfCompilerThreads", "-cp", System.getProperty("java.class.path"),
+          LeaseLoad.class.getName(), "--worker"));
+      Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+      Thread t = new Thread(() -> {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+          for (String line = r.readLine(); line != null; line = r.readLine()) {
+            lines.add(line);
+          }
+        } catch (IOException e) {
+          // the worker is gone: its next line never comes and the case fails on its timeout
+        }
+        lines.add("EXIT");
+      }, "worker-output");
+      t.setDaemon(true);
+      t.start();
+      return new Worker(p, lines);
+    }
+
+    void send(String line) throws IOException {
+      process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+    }
+
+    /** The next line starting with {@code prefix}; other lines are passed over. */
+    String await(String prefix, long seconds) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+      for (long left = seconds; left > 0; left = deadline - System.nanoTime()) {
+        String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        if (line == null) {
+          break;
+        }
+        if (line.startsWith(prefix)) {
+          return line;
+        }
+        if (line.equals("EXIT")) {
+          throw new IllegalStateException("worker " + process.pid() + " ended before printing " + prefix);
+        }
+      }
+      throw new IllegalStateException("worker " + process.pid() + " printed no " + prefix + " in " + seconds + " s");
+    }
+  }
+
+  private CaseResult runCase(String uri, RedisCommands<String, String> admin, List<Worker> ws, LeaseCase c,
+      String prefix) throws Exception {
     String load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
-    long start = System.currentTimeMillis() + LEAD_MS;
-    List<Process> processes = new ArrayList<>();
-    List<CompletableFuture<String>> outputs = new ArrayList<>();
-    String java = ProcessHandle.current().info().command().orElse("java");
     for (int w = 0; w < workers; w++) {
       WorkerSpec spec = new WorkerSpec(uri, prefix, "global", c.leased(), c.algorithm(), c.limit(), c.periodMs(),
-          start, c.durationMs(), c.rates()[w], c.skewAtMs(), c.skewRates()[w], INFLIGHT);
-      List<String> cmd = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx512m", "-XX:+UseG1GC", "-cp",
-          System.getProperty("java.class.path"), LeaseLoad.class.getName(), "--worker"));
-      cmd.addAll(spec.args());
-      Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-      processes.add(p);
-      outputs.add(CompletableFuture.supplyAsync(() -> readAll(p.getInputStream())));
+          c.durationMs(), c.rates()[w], c.skewAtMs(), c.skewRates()[w], c.paced() ? PACED_INFLIGHT : INFLIGHT);
+      ws.get(w).send("CASE " + String.join(" ", spec.args()));
     }
-    try {
-      sleepUntil(start);
-      long[] before = stats(admin);
-      sleepUntil(start + c.durationMs());
-      long[] after = stats(admin);
-      List<Map<String, String>> parsed = new ArrayList<>();
-      for (int w = 0; w < workers; w++) {
-        String out = outputs.get(w).get(60, TimeUnit.SECONDS);
-        if (!processes.get(w).waitFor(30, TimeUnit.SECONDS) || processes.get(w).exitValue() != 0) {
-          throw new IllegalStateException("worker " + w + " of '" + c.name() + "' failed; its output: " + out);
-        }
-        parsed.add(parse(out, w));
-      }
-      return measure(c, parsed, after[0] - before[0], after[1] - before[1], load);
-    } finally {
-      processes.forEach(Process::destroy);
+    for (Worker w : ws) {
+      w.await("READY", 60);
     }
+    // Every worker has warmed up: one start for all, a moment ahead so that each reads it in time.
+    long start = System.currentTimeMillis() + GO_AHEAD_MS;
+    for (Worker w : ws) {
+      w.send("GO " + start);
+    }
+    sleepUntil(start);
+    long[] before = stats(admin);
+    sleepUntil(start + c.durationMs());
+    long[] after = stats(admin);
+    List<Map<String, String>> parsed = new ArrayList<>();
+    for (Worker w : ws) {
+      parsed.add(parse(w.await("RESULT ", 60)));
+    }
+    if (raw != null && c.paced()) {
+      writeRaw(raw.resolve(prefix.replace("sluice:", "").replace(":", "") + "-" + c.name().replaceAll("[^a-z_]+", "-")
+          + ".csv.gz"), parsed, c.durationMs());
+    }
+    return measure(c, parsed, after[0] - before[0], after[1] - before[1], load);
   }
 
   private CaseResult measure(LeaseCase c, List<Map<String, String>> ws, long scriptCalls, double redisCpuMicros,
@@ -130,48 +208,59 @@ public final class LeaseRun {
     double seconds = c.durationMs() / 1000.0;
     double nan = Double.NaN;
     double maxAll = nan;
-    double minSteady = nan;
-    double maxSteady = nan;
-    double minSkew = nan;
-    double maxSkew = nan;
-    int windows = 0;
+    double maxAllUpper = nan;
+    Windows.Range steady = null;
+    Windows.Range afterSkew = null;
     if (c.paced()) {
-      int[] merged = new int[c.durationMs()];
-      for (Map<String, String> w : ws) {
-        String[] bins = w.get("perMs").split(",");
-        for (int i = 0; i < merged.length; i++) {
-          merged[i] += Integer.parseInt(bins[i]);
-        }
-      }
+      Windows windows = new Windows(merge(ws, "sent"), merge(ws, "answered"));
       int p = (int) c.periodMs();
       int lastStart = c.durationMs() - p;
-      maxAll = c.algorithm() == Algorithm.TOKEN_BUCKET
-          ? Windows.tokenBucketMax(merged, p, c.limit())
-          : Windows.sliding(merged, p, c.limit(), 0, lastStart).max();
-      int steadyTo = c.skewed() ? c.skewAtMs() - p : lastStart;
-      Windows.Range steady = Windows.sliding(merged, p, c.limit(), LeaseCase.STEADY_FROM_MS, steadyTo);
-      minSteady = steady.min();
-      maxSteady = steady.max();
-      windows = steady.windows();
+      if (c.algorithm() == Algorithm.TOKEN_BUCKET) {
+        double[] tb = windows.tokenBucketMax(p, c.limit(), c.durationMs());
+        maxAll = tb[0];
+        maxAllUpper = tb[1];
+      } else {
+        Windows.Range all = windows.sliding(p, c.limit(), 0, lastStart);
+        maxAll = all.max();
+        maxAllUpper = all.maxUpper();
+      }
+      steady = windows.sliding(p, c.limit(), LeaseCase.STEADY_FROM_MS, c.skewed() ? c.skewAtMs() - p : lastStart);
       if (c.skewed()) {
-        Windows.Range after = Windows.sliding(merged, p, c.limit(), c.skewAtMs() + LeaseCase.AFTER_SKEW_MS, lastStart);
-        minSkew = after.min();
-        maxSkew = after.max();
-        windows += after.windows();
+        afterSkew = windows.sliding(p, c.limit(), c.skewAtMs() + LeaseCase.AFTER_SKEW_MS, lastStart);
       }
     }
     return new CaseResult(decisions / seconds, offered / seconds, sum(ws, "admitted"), sum(ws, "denied"),
-        sum(ws, "dropped"), sum(ws, "errors"), decisions == 0 ? nan : (double) scriptCalls / decisions,
-        decisions == 0 ? nan : redisCpuMicros / decisions, maxAll, minSteady, maxSteady, minSkew, maxSkew, windows,
-        load);
+        sum(ws, "dropped"), sum(ws, "errors"), sum(ws, "degraded"), decisions == 0 ? nan : (double) scriptCalls / decisions,
+        decisions == 0 ? nan : redisCpuMicros / decisions, maxAll, maxAllUpper, steady, afterSkew,
+        c.paced() ? worst(ws, "lagP50") + " / " + worst(ws, "lagP99") + " / " + worst(ws, "lagP999") + " / "
+            + worst(ws, "lagMax") : "—", load);
+  }
+
+  /** The highest of the workers' figure. */
+  private static long worst(List<Map<String, String>> ws, String field) {
+    return ws.stream().mapToLong(w -> Long.parseLong(w.get(field))).max().orElse(0);
+  }
+
+  private static int[] merge(List<Map<String, String>> ws, String field) {
+    int[] merged = null;
+    for (Map<String, String> w : ws) {
+      String[] bins = w.get(field).split(",");
+      if (merged == null) {
+        merged = new int[bins.length];
+      }
+      for (int i = 0; i < merged.length; i++) {
+        merged[i] += Integer.parseInt(bins[i]);
+      }
+    }
+    return merged;
   }
 
   private String row(int rep, LeaseCase c, CaseResult r) {
-    return String.format(Locale.ROOT, "| %d | %s | %,.0f | %s | %,d | %,d | %,d | %,d | %.4f | %.2f | %s | %s | %s | %s |",
+    return String.format(Locale.ROOT, "| %d | %s | %,.0f | %s | %,d | %,d | %,d | %,d | %,d | %.4f | %.2f | %s | %s | %s | %s | %s | %s |",
         rep, c.name(), r.decisionsPerSecond(), c.paced() ? String.format(Locale.ROOT, "%,.0f", r.offeredPerSecond())
-            : "unpaced", r.admitted(), r.denied(), r.dropped(), r.errors(), r.scriptCallsPerDecision(),
-        r.redisCpuMicrosPerDecision(), f(r.maxAll()), range(r.minSteady(), r.maxSteady()),
-        range(r.minAfterSkew(), r.maxAfterSkew()), r.load());
+            : "unpaced", r.admitted(), r.denied(), r.dropped(), r.errors(), r.degraded(), r.scriptCallsPerDecision(),
+        r.redisCpuMicrosPerDecision(), Double.isNaN(r.maxAll()) ? "—" : f(r.maxAll()) + " [" + f(r.maxAllUpper()) + "]",
+        range(r.steady()), range(r.afterSkew()), r.steady() == null ? "—" : f(r.steady().meanWidth()), r.lag(), r.load());
   }
 
   private void summary() {
@@ -191,17 +280,21 @@ public final class LeaseRun {
           median(ratios), Arrays.toString(Arrays.stream(ratios).map(x -> Math.round(x * 10) / 10.0).toArray()),
           median(exact, CaseResult::scriptCallsPerDecision), median(leased, CaseResult::scriptCallsPerDecision));
     }
-    System.out.println("| case | max admitted ÷ limit, every window | steady min | steady max | after the skew min "
-        + "| after the skew max | script calls per decision |");
-    System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+    System.out.println("| case | max, every window | its upper bound | steady min | its lower bound | steady max "
+        + "| after the skew min | its lower bound | after the skew max | bound width | script calls per decision |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (Map.Entry<String, List<CaseResult>> e : results.entrySet()) {
       List<CaseResult> rs = e.getValue();
-      if (Double.isNaN(rs.get(0).maxAll())) {
+      if (rs.get(0).steady() == null) {
         continue;
       }
-      System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.4f |%n", e.getKey(),
-          f(median(rs, CaseResult::maxAll)), f(median(rs, CaseResult::minSteady)), f(median(rs, CaseResult::maxSteady)),
-          f(median(rs, CaseResult::minAfterSkew)), f(median(rs, CaseResult::maxAfterSkew)),
+      boolean skew = rs.get(0).afterSkew() != null;
+      System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.4f |%n", e.getKey(),
+          f(median(rs, CaseResult::maxAll)), f(median(rs, CaseResult::maxAllUpper)),
+          f(median(rs, r -> r.steady().min())), f(median(rs, r -> r.steady().minLower())),
+          f(median(rs, r -> r.steady().max())),
+          skew ? f(median(rs, r -> r.afterSkew().min())) : "—", skew ? f(median(rs, r -> r.afterSkew().minLower())) : "—",
+          skew ? f(median(rs, r -> r.afterSkew().max())) : "—", f(median(rs, r -> r.steady().meanWidth())),
           median(rs, CaseResult::scriptCallsPerDecision));
     }
   }
@@ -220,8 +313,8 @@ public final class LeaseRun {
     return Double.isNaN(x) ? "—" : String.format(Locale.ROOT, "%.4f", x);
   }
 
-  private static String range(double lo, double hi) {
-    return Double.isNaN(lo) ? "—" : f(lo) + " – " + f(hi);
+  private static String range(Windows.Range r) {
+    return r == null ? "—" : f(r.min()) + " – " + f(r.max()) + " [" + f(r.minLower()) + "]";
   }
 
   /** Script calls (the clients' round trips that ran a script) and Redis CPU in µs so far. */
@@ -247,29 +340,40 @@ public final class LeaseRun {
     throw new IllegalStateException("INFO has no " + name);
   }
 
-  private static Map<String, String> parse(String out, int worker) {
-    for (String line : out.split("\n")) {
-      if (line.startsWith("RESULT ")) {
-        Map<String, String> m = new LinkedHashMap<>();
-        for (String kv : line.substring(7).trim().split(" ")) {
-          int eq = kv.indexOf('=');
-          m.put(kv.substring(0, eq), kv.substring(eq + 1));
-        }
-        return m;
-      }
+  private static Map<String, String> parse(String line) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String kv : line.substring(7).trim().split(" ")) {
+      int eq = kv.indexOf('=');
+      m.put(kv.substring(0, eq), kv.substring(eq + 1));
     }
-    throw new IllegalStateException("worker " + worker + " printed no RESULT line: " + out);
+    return m;
   }
 
   private static long sum(List<Map<String, String>> ws, String field) {
     return ws.stream().mapToLong(w -> Long.parseLong(w.get(field))).sum();
   }
 
-  private static String readAll(InputStream in) {
-    try {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
+  /** Admissions per millisecond of each worker by send and by answer time, one line per millisecond. */
+  private static void writeRaw(Path file, List<Map<String, String>> ws, int millis) throws IOException {
+    List<String[]> bins = new ArrayList<>();
+    for (Map<String, String> w : ws) {
+      bins.add(w.get("sent").split(","));
+      bins.add(w.get("answered").split(","));
+    }
+    Files.createDirectories(file.getParent());
+    try (Writer out = new OutputStreamWriter(new GZIPOutputStream(Files.newOutputStream(file)), StandardCharsets.UTF_8)) {
+      StringBuilder head = new StringBuilder("ms");
+      for (int w = 0; w < ws.size(); w++) {
+        head.append(",sent").append(w).append(",answered").append(w);
+      }
+      out.write(head.append('\n').toString());
+      for (int i = 0; i < millis; i++) {
+        StringBuilder line = new StringBuilder().append(i);
+        for (String[] b : bins) {
+          line.append(',').append(b[i]);
+        }
+        out.write(line.append('\n').toString());
+      }
     }
   }
 

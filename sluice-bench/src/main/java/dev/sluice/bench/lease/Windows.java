@@ -1,62 +1,85 @@
 package dev.sluice.bench.lease;
 
 /**
- * Admitted ÷ limit over a run's windows, from admissions per millisecond merged across workers.
- * Bin i holds the admissions answered in [i, i + 1) ms after the start; a window (a, a + P] is
- * taken as bins a … a + P − 1, so each figure is exact up to one millisecond at either end.
+ * Admitted ÷ limit over a run's windows, from admissions per millisecond merged across workers,
+ * each counted by the time its request was sent and by the time its answer came. The store stamps
+ * an admission between the two, so a window's true count lies between
+ * {@code answered before its end − sent before its start} and {@code sent before its end −
+ * answered before its start}; by answer time alone is the estimate (a round trip late for the
+ * store's decisions, exact for leased ones). Bin i holds [i, i + 1) ms after the start; a window
+ * (a, a + P] is taken as bins a … a + P − 1, exact up to one millisecond at either end.
  */
 public final class Windows {
-  private Windows() {}
+  private final long[] sent;
+  private final long[] answered;
 
-  /** The lowest and highest admitted ÷ limit over the windows (a, a + P] of a run. */
-  public record Range(double min, double max, int windows) {}
-
-  /**
-   * Every window of {@code periodMs} starting at a millisecond in [{@code from}, {@code to}]: the
-   * run's bins must cover a + P for the last.
-   *
-   * @throws IllegalArgumentException if no full window starts in the range
-   */
-  public static Range sliding(int[] perMs, int periodMs, long limit, int from, int to) {
-    int last = Math.min(to, perMs.length - periodMs);
-    if (from < 0 || last < from) {
-      throw new IllegalArgumentException("no full window of " + periodMs + " ms starts in [" + from + ", " + to
-          + "] of a " + perMs.length + " ms run");
+  /** @param sent admissions per ms by send time; {@code answered} the same by answer time, as long */
+  public Windows(int[] sent, int[] answered) {
+    if (sent.length != answered.length) {
+      throw new IllegalArgumentException("sent and answered cover different runs");
     }
-    long sum = 0;
-    for (int i = from; i < from + periodMs; i++) {
-      sum += perMs[i];
-    }
-    long min = sum;
-    long max = sum;
-    for (int a = from + 1; a <= last; a++) {
-      sum += perMs[a + periodMs - 1] - perMs[a - 1];
-      min = Math.min(min, sum);
-      max = Math.max(max, sum);
-    }
-    return new Range((double) min / limit, (double) max / limit, last - from + 1);
+    this.sent = prefix(sent);
+    this.answered = prefix(answered);
   }
 
   /**
-   * A token bucket's bound over every span (x, x + d] of the run, d ≥ 1 ms: the highest
-   * admitted ÷ (L + d·L/P), which the bucket keeps at ≤ 1 (leases: ≤ 1 + U ÷ (L + d·L/P)).
+   * Over windows of {@code periodMs} starting in [from, to]: by answer time, the lowest and highest
+   * ratio; the lowest lower bound and highest upper bound; the mean width between the bounds.
    */
-  public static double tokenBucketMax(int[] perMs, int periodMs, long limit) {
-    int n = perMs.length;
-    long[] prefix = new long[n + 1];
-    for (int i = 0; i < n; i++) {
-      prefix[i + 1] = prefix[i] + perMs[i];
+  public record Range(double min, double max, double minLower, double maxUpper, double meanWidth, int windows) {}
+
+  /** @throws IllegalArgumentException if no full window starts in [from, to] */
+  public Range sliding(int periodMs, long limit, int from, int to) {
+    int last = Math.min(to, sent.length - 1 - periodMs);
+    if (from < 0 || last < from) {
+      throw new IllegalArgumentException("no full window of " + periodMs + " ms starts in [" + from + ", " + to
+          + "] of a " + (sent.length - 1) + " ms record");
     }
-    double perMsRate = (double) limit / periodMs;
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    long minLower = Long.MAX_VALUE;
+    long maxUpper = Long.MIN_VALUE;
+    double width = 0;
+    for (int a = from; a <= last; a++) {
+      int end = a + periodMs;
+      long byAnswer = answered[end] - answered[a];
+      long lower = answered[end] - sent[a];
+      long upper = sent[end] - answered[a];
+      min = Math.min(min, byAnswer);
+      max = Math.max(max, byAnswer);
+      minLower = Math.min(minLower, lower);
+      maxUpper = Math.max(maxUpper, upper);
+      width += upper - lower;
+    }
+    int n = last - from + 1;
+    double l = limit;
+    return new Range(min / l, max / l, minLower / l, maxUpper / l, width / n / l, n);
+  }
+
+  /**
+   * A token bucket's bound over every span (x, x + d] with x + d ≤ {@code millis}: the highest
+   * admitted ÷ (L + d·L/P), by answer time ({@code [0]}) and its upper bound ({@code [1]}). The
+   * bucket keeps it at ≤ 1; leases at ≤ 1 + U ÷ (L + d·L/P).
+   */
+  public double[] tokenBucketMax(int periodMs, long limit, int millis) {
+    double perMs = (double) limit / periodMs;
     double max = 0;
-    for (int x = 0; x < n; x++) {
-      for (int end = x + 1; end <= n; end++) {
-        double r = (prefix[end] - prefix[x]) / (limit + (end - x) * perMsRate);
-        if (r > max) {
-          max = r;
-        }
+    double maxUpper = 0;
+    for (int x = 0; x < millis; x++) {
+      for (int end = x + 1; end <= millis; end++) {
+        double bound = limit + (end - x) * perMs;
+        max = Math.max(max, (answered[end] - answered[x]) / bound);
+        maxUpper = Math.max(maxUpper, (sent[end] - answered[x]) / bound);
       }
     }
-    return max;
+    return new double[] {max, maxUpper};
+  }
+
+  private static long[] prefix(int[] bins) {
+    long[] p = new long[bins.length + 1];
+    for (int i = 0; i < bins.length; i++) {
+      p[i + 1] = p[i] + bins[i];
+    }
+    return p;
   }
 }

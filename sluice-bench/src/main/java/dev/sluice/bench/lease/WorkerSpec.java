@@ -1,6 +1,7 @@
 package dev.sluice.bench.lease;
 
 import dev.sluice.Algorithm;
+import dev.sluice.FailureMode;
 import dev.sluice.LeasePolicy;
 import dev.sluice.Rule;
 import java.time.Duration;
@@ -11,20 +12,24 @@ import java.util.Map;
 
 /**
  * What one worker process does: its rule (exact or leased), the store, the key, when it measures
- * and at what demand. Passed to the child as {@code name=value} arguments.
+ * and at what demand; the run's start comes from the parent once every worker is ready. Passed to the child as {@code name=value} arguments.
  *
- * @param startEpochMs wall-clock start of the measured run; the worker warms up until then
  * @param rate requests per second this worker offers until {@code skewAtMs}, 0 for as fast as
  *     {@code inflight} allows (no pacing, no per-millisecond record)
  * @param skewAtMs milliseconds into the run at which the demand becomes {@code skewRate}; at or
  *     past {@code durationMs} for none
  */
 public record WorkerSpec(String uri, String prefix, String key, boolean leased, Algorithm algorithm, long limit,
-    long periodMs, long startEpochMs, int durationMs, double rate, int skewAtMs, double skewRate, int inflight) {
+    long periodMs, int durationMs, double rate, int skewAtMs, double skewRate, int inflight) {
 
-  /** The one rule every worker of a run shares; leased mode with the defaults (1 s, 100 ms, 1 %). */
+  /**
+   * The one rule every worker of a run shares; leased mode with the defaults (1 s, 100 ms, 1 %).
+   * Failure mode closed: a decision the store does not answer within the limiter's store timeout
+   * is denied, so that what is counted is what the store and the leases admitted.
+   */
   public Rule rule() {
-    Rule.Builder b = Rule.builder("api").algorithm(algorithm).window(limit, Duration.ofMillis(periodMs));
+    Rule.Builder b = Rule.builder("api").algorithm(algorithm).window(limit, Duration.ofMillis(periodMs))
+        .failureMode(FailureMode.CLOSED);
     if (leased) {
       b.lease(LeasePolicy.DEFAULTS);
     }
@@ -52,7 +57,6 @@ public record WorkerSpec(String uri, String prefix, String key, boolean leased, 
     a.add("algorithm=" + algorithm.name());
     a.add("limit=" + limit);
     a.add("periodMs=" + periodMs);
-    a.add("startEpochMs=" + startEpochMs);
     a.add("durationMs=" + durationMs);
     a.add("rate=" + rate);
     a.add("skewAtMs=" + skewAtMs);
@@ -73,7 +77,7 @@ public record WorkerSpec(String uri, String prefix, String key, boolean leased, 
     }
     return new WorkerSpec(get(m, "uri"), get(m, "prefix"), get(m, "key"), Boolean.parseBoolean(get(m, "leased")),
         Algorithm.valueOf(get(m, "algorithm")), Long.parseLong(get(m, "limit")), Long.parseLong(get(m, "periodMs")),
-        Long.parseLong(get(m, "startEpochMs")), Integer.parseInt(get(m, "durationMs")),
+        Integer.parseInt(get(m, "durationMs")),
         Double.parseDouble(get(m, "rate")), Integer.parseInt(get(m, "skewAtMs")),
         Double.parseDouble(get(m, "skewRate")), Integer.parseInt(get(m, "inflight")));
   }
