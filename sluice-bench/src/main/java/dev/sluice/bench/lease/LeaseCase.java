@@ -16,10 +16,10 @@ public record LeaseCase(String name, boolean leased, Algorithm algorithm, long l
 
   /** A limit no one reaches: B = 1 % of it is 10⁷ units. */
   static final long UNREACHED = 1_000_000_000L;
-  static final int THROUGHPUT_MS = 5_000;
-  static final int STEADY_MS = 7_000;
-  static final int SKEW_MS = 9_000;
-  static final int SKEW_AT_MS = 4_000;
+  static final int THROUGHPUT_MS = 4_000;
+  static final int STEADY_MS = 6_000;
+  static final int SKEW_MS = 8_000;
+  static final int SKEW_AT_MS = 3_500;
   /** The share of the total demand the hot worker takes after the skew. */
   static final double HOT_SHARE = 0.8;
   /** Windows before this are the start (empty log, full bucket, first leases), not steady state. */
@@ -52,6 +52,18 @@ public record LeaseCase(String name, boolean leased, Algorithm algorithm, long l
       }
       default -> throw new IllegalArgumentException("unknown case '" + name + "'; cases: " + String.join(",", NAMES));
     };
+  }
+
+  static final int WARM_UP_MS = 2_000;
+
+  /** This case shortened to a warm-up whose figures are not counted. */
+  LeaseCase warmUp() {
+    return new LeaseCase(name + " (warm-up)", leased, algorithm, limit, periodMs, WARM_UP_MS, rates, WARM_UP_MS,
+        rates);
+  }
+
+  boolean warmUpOnly() {
+    return durationMs == WARM_UP_MS;
   }
 
   boolean paced() {

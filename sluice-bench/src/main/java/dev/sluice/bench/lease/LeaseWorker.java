@@ -41,7 +41,7 @@ public final class LeaseWorker {
   /** An unpaced driver yields this often so that, at real-time priority, it does not starve the rest. */
   private static final int YIELD_EVERY = 256;
   /** Warm-up before the worker says it is ready; it goes on warming until the run's start. */
-  private static final long WARM_MS = 1_500;
+  private static final long WARM_MS = 1_000;
 
   private LeaseWorker() {}
 
