@@ -63,8 +63,8 @@ public final class LeaseRun {
    * NaN otherwise.
    */
   record CaseResult(double decisionsPerSecond, double offeredPerSecond, long admitted, long denied, long dropped,
-      long errors, long degraded, double scriptCallsPerDecision, double redisCpuMicrosPerDecision, double maxAll, double maxAllUpper,
-      Windows.Range steady, Windows.Range afterSkew, String lag, String load) {}
+      long errors, long degraded, double scriptCallsPerDecision, double redisCpuMicrosPerDecision, double maxAll,
+      double maxAllUpper,      Windows.Range steady, Windows.Range afterSkew, String lag, String load) {}
 
   public void run() throws Exception {
     Standalone own = givenUri == null ? Standalone.start(Flavor.REDIS) : null;
@@ -79,7 +79,8 @@ public final class LeaseRun {
       System.out.println();
       System.out.println("| rep | case | decisions/s | offered/s | admitted | denied | dropped | errors | degraded | script calls "
           + "per decision | Redis CPU µs per decision | max, every window [upper bound] | steady min – max "
-          + "[lower bound] | after the skew min – max [lower bound] | bound width | answer lag ms p50 / p99 / p99.9 / max (worst worker) | load before |");
+          + "[lower bound] | after the skew min – max [lower bound] | bound width "
+          + "| answer lag ms p50 / p99 / p99.9 / max (worst worker) | load before |");
       System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|---|");
       for (int w = 0; w < workers; w++) {
         ws.add(Worker.start(launcher));
@@ -122,7 +123,8 @@ public final class LeaseRun {
         .findFirst().map(l -> l.substring(l.indexOf(':') + 2)).orElse("?");
     System.out.printf(Locale.ROOT, "# LeaseLoad %s%n%n", Instant.now());
     System.out.printf(Locale.ROOT, "%d worker processes, %d repetitions; %s, %d CPUs; JDK %s; Redis %s; leased mode "
-        + "with the defaults (lease 1 s, reports every 100 ms, slack 1 %%), no leader (even share ⌊B ÷ (n + 1)⌋)%n%n",
+        + "with the defaults (lease 1 s, reports every 100 ms, slack 1 %%), no leader "
+        + "(even share ⌊B ÷ (n + 1)⌋)%n%n",
         workers, reps, cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), version);
     System.out.printf(Locale.ROOT, "workers started as: %s java …%n%n", String.join(" ", launcher));
   }
@@ -160,7 +162,7 @@ public final class LeaseRun {
     /** The next line starting with {@code prefix}; other lines are passed over. */
     String await(String prefix, long seconds) throws InterruptedException {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-      for (long left = seconds; left > 0; left = deadline - System.nanoTime()) {
+      while (true) {
         String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
         if (line == null) {
           break;
@@ -239,7 +241,8 @@ public final class LeaseRun {
       }
     }
     return new CaseResult(decisions / seconds, offered / seconds, sum(ws, "admitted"), sum(ws, "denied"),
-        sum(ws, "dropped"), sum(ws, "errors"), sum(ws, "degraded"), decisions == 0 ? nan : (double) scriptCalls / decisions,
+        sum(ws, "dropped"), sum(ws, "errors"), sum(ws, "degraded"),
+        decisions == 0 ? nan : (double) scriptCalls / decisions,
         decisions == 0 ? nan : redisCpuMicros / decisions, maxAll, maxAllUpper, steady, afterSkew,
         c.paced() ? worst(ws, "lagP50") + " / " + worst(ws, "lagP99") + " / " + worst(ws, "lagP999") + " / "
             + worst(ws, "lagMax") : "—", load);
@@ -265,11 +268,13 @@ public final class LeaseRun {
   }
 
   private String row(int rep, LeaseCase c, CaseResult r) {
-    return String.format(Locale.ROOT, "| %d | %s | %,.0f | %s | %,d | %,d | %,d | %,d | %,d | %.4f | %.2f | %s | %s | %s | %s | %s | %s |",
+    return String.format(Locale.ROOT,
+        "| %d | %s | %,.0f | %s | %,d | %,d | %,d | %,d | %,d | %.4f | %.2f | %s | %s | %s | %s | %s | %s |",
         rep, c.name(), r.decisionsPerSecond(), c.paced() ? String.format(Locale.ROOT, "%,.0f", r.offeredPerSecond())
             : "unpaced", r.admitted(), r.denied(), r.dropped(), r.errors(), r.degraded(), r.scriptCallsPerDecision(),
-        r.redisCpuMicrosPerDecision(), Double.isNaN(r.maxAll()) ? "—" : f(r.maxAll()) + " [" + f(r.maxAllUpper()) + "]",
-        range(r.steady()), range(r.afterSkew()), r.steady() == null ? "—" : f(r.steady().meanWidth()), r.lag(), r.load());
+        r.redisCpuMicrosPerDecision(),
+        Double.isNaN(r.maxAll()) ? "—" : f(r.maxAll()) + " [" + f(r.maxAllUpper()) + "]", range(r.steady()),
+        range(r.afterSkew()), r.steady() == null ? "—" : f(r.steady().meanWidth()), r.lag(), r.load());
   }
 
   private void summary() {
@@ -302,7 +307,8 @@ public final class LeaseRun {
           f(median(rs, CaseResult::maxAll)), f(median(rs, CaseResult::maxAllUpper)),
           f(median(rs, r -> r.steady().min())), f(median(rs, r -> r.steady().minLower())),
           f(median(rs, r -> r.steady().max())),
-          skew ? f(median(rs, r -> r.afterSkew().min())) : "—", skew ? f(median(rs, r -> r.afterSkew().minLower())) : "—",
+          skew ? f(median(rs, r -> r.afterSkew().min())) : "—",
+          skew ? f(median(rs, r -> r.afterSkew().minLower())) : "—",
           skew ? f(median(rs, r -> r.afterSkew().max())) : "—", f(median(rs, r -> r.steady().meanWidth())),
           median(rs, CaseResult::scriptCallsPerDecision));
     }
@@ -370,7 +376,8 @@ public final class LeaseRun {
       bins.add(w.get("answered").split(","));
     }
     Files.createDirectories(file.getParent());
-    try (Writer out = new OutputStreamWriter(new GZIPOutputStream(Files.newOutputStream(file)), StandardCharsets.UTF_8)) {
+    try (Writer out = new OutputStreamWriter(new GZIPOutputStream(Files.newOutputStream(file)),
+        StandardCharsets.UTF_8)) {
       StringBuilder head = new StringBuilder("ms");
       for (int w = 0; w < ws.size(); w++) {
         head.append(",sent").append(w).append(",answered").append(w);

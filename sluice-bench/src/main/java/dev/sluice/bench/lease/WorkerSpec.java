@@ -12,7 +12,8 @@ import java.util.Map;
 
 /**
  * What one worker process does: its rule (exact or leased), the store, the key, when it measures
- * and at what demand; the run's start comes from the parent once every worker is ready. Passed to the child as {@code name=value} arguments.
+ * and at what demand; the run's start comes from the parent once every worker is ready. Passed
+ * to the child as {@code name=value} arguments.
  *
  * @param rate requests per second this worker offers until {@code skewAtMs}, 0 for as fast as
  *     {@code inflight} allows (no pacing, no per-millisecond record)
