@@ -123,8 +123,8 @@ public final class LeaseRun {
         .findFirst().map(l -> l.substring(l.indexOf(':') + 2)).orElse("?");
     System.out.printf(Locale.ROOT, "# LeaseLoad %s%n%n", Instant.now());
     System.out.printf(Locale.ROOT, "%d worker processes, %d repetitions; %s, %d CPUs; JDK %s; Redis %s; leased mode "
-        + "with the defaults (lease 1 s, reports every 100 ms, slack 1 %%), no leader "
-        + "(even share ⌊B ÷ (n + 1)⌋)%n%n",
+        + "with the defaults (lease 1 s, reports every 100 ms, slack 1 %%), sizes from the elected leader "
+        + "(the even share ⌊B ÷ (n + 1)⌋ until it publishes)%n%n",
         workers, reps, cpu, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), version);
     System.out.printf(Locale.ROOT, "workers started as: %s java …%n%n", String.join(" ", launcher));
   }
