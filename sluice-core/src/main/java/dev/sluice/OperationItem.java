@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.config.yaml.KeyTemplates;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -74,45 +75,8 @@ public final class OperationItem {
    * @throws IllegalArgumentException naming the place of the mistake
    */
   static String[] parse(String template) {
-    if (template.isEmpty()) {
-      throw new IllegalArgumentException("key template must not be empty");
-    }
-    List<String> out = new ArrayList<>();
-    StringBuilder lit = new StringBuilder();
-    int n = template.length();
-    for (int i = 0; i < n; i++) {
-      char c = template.charAt(i);
-      if (c == '{' && i + 1 < n && template.charAt(i + 1) == '{') {
-        lit.append('{');
-        i++;
-      } else if (c == '}' && i + 1 < n && template.charAt(i + 1) == '}') {
-        lit.append('}');
-        i++;
-      } else if (c == '}') {
-        throw new IllegalArgumentException("key template '" + Attribute.clip(template) + "' has a lone '}' at position "
-            + (i + 1) + "; write '}}' for a literal brace");
-      } else if (c == '{') {
-        int close = template.indexOf('}', i + 1);
-        if (close < 0) {
-          throw new IllegalArgumentException("key template '" + Attribute.clip(template) + "' has a '{' at position "
-              + (i + 1) + " that is never closed; write '{{' for a literal brace");
-        }
-        String name = template.substring(i + 1, close);
-        if (!Attribute.isName(name)) {
-          throw new IllegalArgumentException("key template '" + Attribute.clip(template) + "' has placeholder '{"
-              + Attribute.clip(name) + "}' at position " + (i + 1)
-              + "; a placeholder is an attribute name, 1-64 letters, digits and _ . -");
-        }
-        out.add(lit.toString());
-        lit.setLength(0);
-        out.add(name);
-        i = close;
-      } else {
-        lit.append(c);
-      }
-    }
-    out.add(lit.toString());
-    return out.toArray(new String[0]);
+    return KeyTemplates.parse(template, Attribute::isName,
+        "a placeholder is an attribute name, 1-64 letters, digits and _ . -");
   }
 
   /** The template as alternating literal text (even indexes) and attribute names (odd ones). */

@@ -1,7 +1,6 @@
 package dev.sluice.server.rlqs;
 
-import java.util.ArrayList;
-import java.util.List;
+import dev.sluice.config.yaml.KeyTemplates;
 import java.util.Map;
 
 /**
@@ -24,44 +23,8 @@ final class KeyTemplate {
    *     unclosed or lone brace, an empty placeholder
    */
   static KeyTemplate parse(String template) {
-    if (template.isEmpty()) {
-      throw new IllegalArgumentException("key template must not be empty");
-    }
-    List<String> out = new ArrayList<>();
-    StringBuilder lit = new StringBuilder();
-    int n = template.length();
-    for (int i = 0; i < n; i++) {
-      char c = template.charAt(i);
-      if (c == '{' && i + 1 < n && template.charAt(i + 1) == '{') {
-        lit.append('{');
-        i++;
-      } else if (c == '}' && i + 1 < n && template.charAt(i + 1) == '}') {
-        lit.append('}');
-        i++;
-      } else if (c == '}') {
-        throw new IllegalArgumentException("key template '" + template + "' has a lone '}' at position " + (i + 1)
-            + "; write '}}' for a literal brace");
-      } else if (c == '{') {
-        int close = template.indexOf('}', i + 1);
-        if (close < 0) {
-          throw new IllegalArgumentException("key template '" + template + "' has a '{' at position " + (i + 1)
-              + " that is never closed; write '{{' for a literal brace");
-        }
-        String name = template.substring(i + 1, close);
-        if (name.isEmpty() || name.indexOf('{') >= 0) {
-          throw new IllegalArgumentException("key template '" + template + "' has an empty or malformed placeholder "
-              + "at position " + (i + 1) + "; a placeholder names a value of the bucket, like {tenant}");
-        }
-        out.add(lit.toString());
-        lit.setLength(0);
-        out.add(name);
-        i = close;
-      } else {
-        lit.append(c);
-      }
-    }
-    out.add(lit.toString());
-    return new KeyTemplate(template, out.toArray(new String[0]));
+    return new KeyTemplate(template, KeyTemplates.parse(template, name -> !name.isEmpty() && name.indexOf('{') < 0,
+        "a placeholder names a value of the bucket, like {tenant}"));
   }
 
   /** The key for a bucket's values, or null when one of the names it needs is not among them. */

@@ -7,9 +7,6 @@ import dev.sluice.LeasePolicy;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
-import dev.sluice.testkit.Flavor;
-import dev.sluice.testkit.RedisExtension;
-import dev.sluice.testkit.Standalone;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,16 +15,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Leased mode on a real Redis, limiters as users build them, each with a store of its own on one
- * server: units come from the store's exact state, so the store never admits past its limit, and
- * a limiter closing gives back what it held.
+ * Leased mode on a real Redis of one topology, limiters as users build them, each with a store of
+ * its own: units come from the store's exact state, so the store never admits past its limit, a
+ * limiter closing gives back what it held, and one leader sizes them all.
  */
-class LeasedModeRedisTest {
-  @RegisterExtension
-  static final RedisExtension<Standalone> redis = RedisExtension.standalone(Flavor.REDIS);
+abstract class LeasedModeRedisTestBase {
+  /** The URI of the topology under test. */
+  abstract String uri();
 
   /** 100 an hour, 10 % slack: a budget of 10 units. The window outlasts the test. */
   final Rule leased = Rule.builder("api").window(100, Duration.ofHours(1))
@@ -36,7 +32,7 @@ class LeasedModeRedisTest {
   final List<RateLimiter> limiters = new ArrayList<>();
 
   RateLimiter limiter() {
-    RateLimiter l = Sluice.builder().rules(leased).store(RedisStore.builder(redis.get().uri()).prefix(prefix).build())
+    RateLimiter l = Sluice.builder().rules(leased).store(RedisStore.builder(uri()).prefix(prefix).build())
         .build();
     limiters.add(l);
     return l;
@@ -116,7 +112,7 @@ class LeasedModeRedisTest {
         .lease(new LeasePolicy(Duration.ofMillis(300), Duration.ofMillis(30), 0.01)).build();
     List<Watched> w = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      w.add(new Watched(rule, RedisStore.builder(redis.get().uri()).prefix(prefix).build()));
+      w.add(new Watched(rule, RedisStore.builder(uri()).prefix(prefix).build()));
     }
     try {
       // 80 % of the demand on the first: 8 requests to 1 each per round, for 2 s.
