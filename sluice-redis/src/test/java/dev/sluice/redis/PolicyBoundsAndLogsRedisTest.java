@@ -139,7 +139,19 @@ class PolicyBoundsAndLogsRedisTest {
       assertThat(System.nanoTime() - start).as("a read the other instance's records").isLessThan(10_000_000_000L);
       Thread.sleep(20);
     }
-    assertThat(a.acquire("api", key("other", 0)).items().get(0).windows()).hasSize(1); // the rule's own window
+    // Which records a keeps is not promised (a full read of the store, which a poll that falls
+    // behind makes, keeps those it meets first), only that it never holds more than fit: peeks
+    // (cost 0) show which keys a answers with a live limit's sixteen windows.
+    int held = 0;
+    int heldOthers = 0;
+    for (int i = 0; i < set; i++) {
+      held += a.acquire("api", key("user", i), 0).items().get(0).windows().size() == 16 ? 1 : 0;
+    }
+    for (int i = 0; i < 20; i++) {
+      heldOthers += a.acquire("api", key("other", i), 0).items().get(0).windows().size() == 16 ? 1 : 0;
+    }
+    assertThat(held + heldOthers).as("records a holds, of %d that fit", set).isLessThanOrEqualTo(set);
+    assertThat(heldOthers).as("the other instance's records a holds").isLessThan(20);
     assertThat(b.acquire("api", key("other", 0)).items().get(0).windows()).hasSize(16);
     assertThat(lines.stream().filter(l -> l.contains("the limiter's cache of policies holds"))).hasSize(1);
   }
