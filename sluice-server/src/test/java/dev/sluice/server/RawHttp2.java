@@ -187,8 +187,10 @@ final class RawHttp2 implements AutoCloseable {
                   max = v;
                 }
               }
-              maxConcurrentStreams.complete(max);
+              // The server applies its SETTINGS once acknowledged: the ACK goes before the test
+              // learns them, so that no stream it opens next can overtake the ACK.
               send(SETTINGS, 0x1, 0, new byte[0]);
+              maxConcurrentStreams.complete(max);
             }
           }
           case PING -> {
