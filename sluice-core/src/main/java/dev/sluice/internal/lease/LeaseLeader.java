@@ -171,11 +171,14 @@ public final class LeaseLeader {
     Map<String, Map<RuleKey, Long>> byInstance = new HashMap<>();
     sizes.forEach((k, perInstance) -> perInstance.forEach((instance, size) ->
         byInstance.computeIfAbsent(instance, x -> new LinkedHashMap<>()).put(k, size)));
+    // Each key's demand over every holder, summed once: the denominator of each holder's share.
+    Map<RuleKey, Double> totals = new HashMap<>();
+    usage.forEach((k, reported) -> totals.put(k, reported.values().stream().mapToDouble(Usage::demand).sum()));
     Map<String, byte[]> tables = new HashMap<>();
     byInstance.forEach((instance, perKey) -> {
       List<SizeTable.Entry> entries = new ArrayList<>();
       perKey.forEach((k, size) -> {
-        long share = share(usage.get(k), instance);
+        long share = share(usage.get(k), totals.getOrDefault(k, 0.0), instance);
         if (size > 0 || share > 0) {
           entries.add(new SizeTable.Entry(k.rule(), k.key(), size, share));
         }
@@ -204,13 +207,9 @@ public final class LeaseLeader {
    * {@code instance}'s share of the key's demand, in millionths: what the service's quota streams
    * take their part of the key's rate by (the sizes are units held, which they do not use).
    */
-  private static long share(Map<String, Usage> reported, String instance) {
+  private static long share(Map<String, Usage> reported, double total, String instance) {
     if (reported == null || !reported.containsKey(instance)) {
       return 0;
-    }
-    double total = 0;
-    for (Usage u : reported.values()) {
-      total += u.demand();
     }
     if (!(total > 0)) {
       return 0;
