@@ -1,6 +1,7 @@
 /**
  * Sluice's library: the limiter ({@code dev.sluice}) and its run-time policies
- * ({@code dev.sluice.policy}), what a store implements
+ * ({@code dev.sluice.policy}), the HTTP fields and problem bodies that explain a decision
+ * ({@code dev.sluice.http}), what a store implements
  * ({@code dev.sluice.spi}), the memory store ({@code dev.sluice.memory}) and the native YAML
  * configuration ({@code dev.sluice.config}). Everything else is internal: {@code dev.sluice.internal}
  * (the engine behind {@link dev.sluice.RateLimiter}) is exported to no one, {@code dev.sluice.algorithm}
@@ -24,6 +25,7 @@ module dev.sluice.core {
   exports dev.sluice.spi;
   exports dev.sluice.memory;
   exports dev.sluice.config;
+  exports dev.sluice.http;
   exports dev.sluice.config.yaml to dev.sluice.server;
   exports dev.sluice.algorithm to dev.sluice.redis;
   exports dev.sluice.internal.policy to dev.sluice.redis;

@@ -29,6 +29,7 @@ import com.linecorp.armeria.server.ServiceRequestContext;
 import com.linecorp.armeria.server.encoding.DecodingService;
 import dev.sluice.Attribute;
 import dev.sluice.Decision;
+import dev.sluice.http.RateLimitHeaders;
 import dev.sluice.InvalidCostException;
 import dev.sluice.InvalidAttributeException;
 import dev.sluice.InvalidKeyException;

@@ -2,6 +2,7 @@ package dev.sluice.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.http.RateLimitHeaders;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,4 +1,4 @@
-package dev.sluice.server.http;
+package dev.sluice.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.sluice.server.http;
+package dev.sluice.http;
 
 import dev.sluice.Decision;
 import dev.sluice.ItemDecision;
@@ -247,6 +247,16 @@ public final class RateLimitHeaders {
 
   static long ceilSeconds(long ms) {
     return ms <= 0 ? 0 : (ms + 999) / 1000;
+  }
+
+  /** A policy name as {@link #sfString} spells it, without the quotes and escapes. */
+  static String unquoted(String s) {
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      b.append(c >= 0x20 && c < 0x7f ? c : '_');
+    }
+    return b.toString();
   }
 
   /** A structured-field String: printable ASCII, with {@code "} and {@code \} escaped. */
