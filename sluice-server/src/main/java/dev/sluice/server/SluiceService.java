@@ -193,6 +193,7 @@ public final class SluiceService implements AutoCloseable {
     SluiceMetrics metrics = new SluiceMetrics(registry);
     StoreHealth health = new StoreHealth(Ticker.system());
     metrics.watchStore(store);
+    metrics.watchHealth(health);
     Sluice.Builder builder = Sluice.builder();
     if (!Double.isNaN(s.localShare())) {
       builder.localShare(s.localShare());

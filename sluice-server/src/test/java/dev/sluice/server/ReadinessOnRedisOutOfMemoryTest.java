@@ -58,10 +58,13 @@ class ReadinessOnRedisOutOfMemoryTest {
       }
       assertThat(ready.statusCode()).as(ready.body()).isEqualTo(503);
       assertThat(ServiceClient.json(ready).get("status").asText()).isEqualTo("store failing");
+      // What an alert sees of it (docs/monitoring): the instance's store is failing.
+      assertThat(c.get("/metrics").body()).contains("sluice_store_failing 1.0");
 
       redis.command("CONFIG", "SET", "maxmemory", "0");
       assertThat(decide(c, "after")).isFalse();
       assertThat(c.get("/readyz").statusCode()).isEqualTo(200);
+      assertThat(c.get("/metrics").body()).contains("sluice_store_failing 0.0");
     }
   }
 

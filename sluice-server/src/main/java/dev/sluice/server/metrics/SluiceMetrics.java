@@ -8,6 +8,7 @@ import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.WindowState;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.server.StoreHealth;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.config.ServiceConfig;
 import dev.sluice.spi.Store;
@@ -82,6 +83,16 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
   private final Counter reloadsFailed;
   private final AtomicLong lastReloadOk = new AtomicLong(1);
   private final AtomicLong rules = new AtomicLong();
+  /**
+   * Adds {@code sluice_store_failing}: 1 while the store's calls have failed without a success
+   * (what makes {@code /readyz} answer 503 besides a failed ping), so that an alert can see an
+   * instance its balancer has taken out.
+   */
+  public void watchHealth(StoreHealth health) {
+    Gauge.builder("sluice.store.failing", health, h -> h.status().failing() ? 1 : 0).strongReference(true)
+        .description("1 while the store's calls fail without a success (the instance is unready)").register(registry);
+  }
+
   private volatile MemoryStore memoryStore;
   /** The memory store's per-rule meters, for the rules in force. */
   private final Map<String, List<Meter>> storeMeters = new HashMap<>();
@@ -96,6 +107,11 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
     Gauge.builder("sluice.config.last.reload.ok", lastReloadOk, AtomicLong::get)
         .description("1 if the latest configuration reload succeeded, 0 if it was rejected").register(registry);
     Gauge.builder("sluice.rules", rules, AtomicLong::get).description("Rules in force").register(registry);
+    // Each kind from the start, at 0: a series that appears only with the first error leaves
+    // rate() and alerts on it blind until then.
+    for (String kind : List.of(TIMEOUT, OVERLOADED, UNAVAILABLE, REJECTED)) {
+      storeErrorKinds.computeIfAbsent(kind, this::storeErrorKind);
+    }
   }
 
   public MeterRegistry registry() {
@@ -228,6 +244,11 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
     }
   }
 
+  private Counter storeErrorKind(String kind) {
+    return Counter.builder("sluice.store.errors.by.kind").tag("kind", kind)
+        .description("Store calls that failed or timed out, by kind").register(registry);
+  }
+
   /** Kinds of {@code sluice_store_errors_by_kind_total}. */
   public static final String TIMEOUT = "timeout";
   public static final String OVERLOADED = "overloaded";
@@ -248,8 +269,7 @@ public final class SluiceMetrics implements DecisionListener, ConfigReloader.Lis
 
   @Override
   public void onStoreError(Request request, Throwable error) {
-    storeErrorKinds.computeIfAbsent(kind(error), k -> Counter.builder("sluice.store.errors.by.kind").tag("kind", k)
-        .description("Store calls that failed or timed out, by kind").register(registry)).increment();
+    storeErrorKinds.computeIfAbsent(kind(error), this::storeErrorKind).increment();
     String previous = null;
     for (var it : request.items()) {
       if (!it.rule().equals(previous)) {
