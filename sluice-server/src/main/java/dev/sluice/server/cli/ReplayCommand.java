@@ -15,6 +15,7 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -52,6 +53,16 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--summary-only", description = "print only the summary line")
   boolean summaryOnly;
 
+  @Option(names = "--report", paramLabel = "FILE", description = {"also write a self-contained HTML page: per "
+      + "rule and window, the fullest key's use against the limit over the trace's time, denials by window, the "
+      + "top denied keys"})
+  Path report;
+
+  @Option(names = "--compare", paramLabel = "PATH", description = {"with --report: decide the same trace with "
+      + "another configuration file or directory too (on a memory store of its own), and show both side by side: "
+      + "what a change of limits would have done"})
+  Path compare;
+
   @Option(names = "--synthetic", paramLabel = "N", description = "replay N synthetic requests instead of a trace "
       + "(Poisson arrivals at --rate over --keys keys; see generate-trace)")
   Long synthetic;
@@ -77,6 +88,9 @@ final class ReplayCommand implements Callable<Integer> {
     if (synthetic != null && trace != null) {
       throw new CliException("sluice replay: give --trace or --synthetic, not both");
     }
+    if (compare != null && report == null) {
+      throw new CliException("sluice replay: --compare needs --report FILE: the comparison is drawn there");
+    }
     ServiceConfig loaded;
     try {
       loaded = ConfigFiles.load(config);
@@ -88,6 +102,19 @@ final class ReplayCommand implements Callable<Integer> {
     }
     err.flush();
     RuleSet rules = loaded.rules();
+    RuleSet compareRules = null;
+    if (compare != null) {
+      try {
+        ServiceConfig other = ConfigFiles.load(compare);
+        for (ConfigProblem w : other.warnings()) {
+          err.println(w.location() + ": warning: " + w.message());
+        }
+        compareRules = other.rules();
+      } catch (ConfigException e) {
+        throw new CliException("sluice replay: --compare: " + e.getMessage());
+      }
+      err.flush();
+    }
     ReplayClock clock = new ReplayClock();
     Store s = Stores.open("sluice replay", store, clock);
     RateLimiter built;
@@ -98,25 +125,46 @@ final class ReplayCommand implements Callable<Integer> {
       ConfigLocation at = loaded.origin(e.rule());
       throw new CliException((at != null ? at.toString() : config.toString()) + ": " + e.getMessage());
     }
-    try (RateLimiter limiter = built) {
+    MemoryStore compareMemory = compareRules == null ? null : MemoryStore.builder().ticker(clock).build();
+    try (RateLimiter limiter = built;
+        RateLimiter other = compareRules == null ? null
+            : Sluice.builder().rules(compareRules).store(compareMemory).ticker(clock).build()) {
       MemoryStore memory = s instanceof MemoryStore m ? m : null;
+      String name = synthetic != null ? "synthetic trace" : trace == null || trace.equals("-") ? "<stdin>" : trace;
+      Replayer replayer = new Replayer(limiter, memory, clock, out, summaryOnly, rules,
+          synthetic != null ? null : name);
+      ReplayReport pages = report == null ? null : new ReplayReport(name);
+      if (pages != null) {
+        replayer.reportTo(pages.side(config.toString(), rules));
+        if (other != null) {
+          replayer.compareWith(other, compareMemory, pages.side(compare.toString(), compareRules), compare.toString());
+        }
+      }
       if (synthetic != null) {
-        SyntheticTrace source = syntheticTrace(rules);
-        Replayer replayer = new Replayer(limiter, memory, clock, out, summaryOnly, rules, null);
-        source.forEach(replayer);
-        replayer.finish();
+        syntheticTrace(rules).forEach(replayer);
       } else {
-        String name = trace == null || trace.equals("-") ? "<stdin>" : trace;
-        Replayer replayer = new Replayer(limiter, memory, clock, out, summaryOnly, rules, name);
         try (InputStream in = open(trace)) {
           new TraceReader(name).read(in, replayer);
         } catch (IOException e) {
           throw new CliException("sluice replay: cannot read " + name + ": " + e.getMessage());
         }
-        replayer.finish();
       }
+      replayer.finish();
+      if (pages != null) {
+        writeReport(pages);
+      }
+    } catch (dev.sluice.UnsupportedRuleException e) {
+      throw new CliException("sluice replay: --compare " + compare + ": " + e.getMessage());
     }
     return Main.EXIT_OK;
+  }
+
+  private void writeReport(ReplayReport pages) {
+    try {
+      Files.writeString(report, new ReplayReportPage(pages).render(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new CliException("sluice replay: --report: cannot write " + report + ": " + e.getMessage());
+    }
   }
 
   private SyntheticTrace syntheticTrace(RuleSet rules) {

@@ -35,6 +35,13 @@ final class Replayer implements TraceSink {
   private final StringBuilder line = new StringBuilder(512);
   private final Map<String, long[]> perRule = new HashMap<>();
 
+  /** What {@code --report} gathers, or null; and the {@code --compare} side with its limiter. */
+  private ReplayReport.Side reported;
+  private RateLimiter compareLimiter;
+  private MemoryStore compareMemory;
+  private ReplayReport.Side compared;
+  private String compareName;
+
   private long lastT = Long.MIN_VALUE;
   private long lastSweepMicros = Long.MIN_VALUE;
   private long requests;
@@ -55,6 +62,24 @@ final class Replayer implements TraceSink {
     this.summaryOnly = summaryOnly;
     this.rules = rules;
     this.traceName = traceName;
+  }
+
+  /** Gathers every decision into {@code side} of a report. */
+  Replayer reportTo(ReplayReport.Side side) {
+    this.reported = side;
+    return this;
+  }
+
+  /**
+   * Decides every request a second time with {@code other} (on a memory store of its own, on the
+   * same clock), into {@code side}: what another rule set would have decided on the same trace.
+   */
+  Replayer compareWith(RateLimiter other, MemoryStore otherMemory, ReplayReport.Side side, String name) {
+    this.compareLimiter = other;
+    this.compareMemory = otherMemory;
+    this.compared = side;
+    this.compareName = name;
+    return this;
   }
 
   private String where(long at) {
@@ -83,6 +108,13 @@ final class Replayer implements TraceSink {
       // The limiter's errors name the operation, and the attribute, rule or key at fault.
       throw new CliException(where(at) + ": " + e.getMessage());
     }
+    if (compareLimiter != null) {
+      try {
+        compared.record(t, compareLimiter.acquire(request.atMicros(micros)));
+      } catch (IllegalArgumentException | StoreException e) {
+        throw new CliException(where(at) + ": --compare " + compareName + ": " + e.getMessage());
+      }
+    }
     record(t, micros, d);
   }
 
@@ -102,11 +134,21 @@ final class Replayer implements TraceSink {
       // replay too: its decisions would not be the store's.
       throw new CliException(where(at) + ": " + e.getMessage());
     }
+    if (compareLimiter != null) {
+      try {
+        compared.record(t, compareLimiter.acquire(new Request(items, micros)));
+      } catch (IllegalArgumentException | StoreException e) {
+        throw new CliException(where(at) + ": --compare " + compareName + ": " + e.getMessage());
+      }
+    }
     record(t, micros, d);
   }
 
   private void record(long t, long micros, Decision d) {
     count(d);
+    if (reported != null) {
+      reported.record(t, d);
+    }
     if (!summaryOnly) {
       line.setLength(0);
       DecisionJson.appendReplayLine(line, t, d);
@@ -123,8 +165,13 @@ final class Replayer implements TraceSink {
 
   /** Forgets idle keys, so a long trace over many keys runs in bounded memory. */
   private void sweep(long micros) {
-    if (memory != null && micros - lastSweepMicros >= 1_000_000) {
-      memory.cleanUp(micros);
+    if (micros - lastSweepMicros >= 1_000_000) {
+      if (memory != null) {
+        memory.cleanUp(micros);
+      }
+      if (compareMemory != null) {
+        compareMemory.cleanUp(micros);
+      }
       lastSweepMicros = micros;
     }
   }
