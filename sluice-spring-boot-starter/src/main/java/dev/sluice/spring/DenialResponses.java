@@ -75,7 +75,7 @@ public final class DenialResponses {
    */
   public static String json(ProblemDetail p) {
     StringBuilder b = new StringBuilder(256).append('{');
-    field(b, "type", p.getType().toString());
+    field(b, "type", p.getType() == null ? "about:blank" : p.getType().toString());
     if (p.getTitle() != null) {
       field(b, "title", p.getTitle());
     }
