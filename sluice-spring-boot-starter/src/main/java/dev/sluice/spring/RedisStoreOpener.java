@@ -4,7 +4,6 @@ import dev.sluice.redis.RedisStore;
 import dev.sluice.spi.Store;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.resource.ClientResources;
-import java.util.stream.Collectors;
 
 /**
  * Opens the Redis store of {@code sluice.store} on the application's Lettuce
@@ -21,8 +20,9 @@ final class RedisStoreOpener implements StoreUris.RedisOpener {
     this.prefix = prefix;
   }
 
-  boolean sharesResources() {
-    return resources != null;
+  /** The application's resources the store runs on, or null when it has its own. */
+  ClientResources resources() {
+    return resources;
   }
 
   @Override
@@ -57,9 +57,4 @@ final class RedisStoreOpener implements StoreUris.RedisOpener {
     return b.length() == 0 ? e.getClass().getSimpleName() : b.toString();
   }
 
-  @Override
-  public String toString() {
-    return java.util.stream.Stream.of("Redis store opener", resources == null ? "own resources" : "shared resources")
-        .collect(Collectors.joining(", "));
-  }
 }
