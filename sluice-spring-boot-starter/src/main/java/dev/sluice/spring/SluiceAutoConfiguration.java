@@ -100,7 +100,7 @@ public class SluiceAutoConfiguration {
 
   @Bean
   SluiceRoutes sluiceRoutes(SluiceProperties properties, Requirements requirements, RateLimiter limiter) {
-    RouteTable table = RouteTable.of(properties.getWeb());
+    RouteTable table = RouteTable.of(properties.getWeb().isEnabled() ? properties.getWeb() : new SluiceProperties.Web());
     for (Map.Entry<String, Map.Entry<String, java.util.Set<String>>> u : table.uses().entrySet()) {
       requirements.add(Requirements.operation(u.getKey(), u.getValue().getKey(), u.getValue().getValue()),
           limiter.rules());

@@ -31,7 +31,7 @@ public class SluiceProperties {
   /** How long a decision may wait for the store before the rule's failure mode decides. */
   private Duration storeTimeout;
 
-  /** Key prefix in Redis. */
+  /** The prefix of the Redis store's key names; absent: {@code sluice:}. */
   private String redisPrefix;
 
   private final Web web = new Web();
@@ -98,7 +98,7 @@ public class SluiceProperties {
 
   /** The servlet and WebFlux filters. */
   public static class Web {
-    /** Whether the filter is installed (it is only when routes are configured). */
+    /** Whether the filter runs {@code sluice.web.routes} (off: the routes are not read or checked). */
     private boolean enabled = true;
 
     /** Requests mapped to operations; the first route that matches a request decides it. */
