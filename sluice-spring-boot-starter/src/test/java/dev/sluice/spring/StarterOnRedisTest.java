@@ -18,7 +18,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * {@code sluice.store} as a Redis URI, on a real Redis: the store runs on the Lettuce resources of
  * Boot's Redis support, and instances share one limit.
  */
-class RedisStoreTest {
+class StarterOnRedisTest {
   private static Standalone redis;
 
   @BeforeAll
