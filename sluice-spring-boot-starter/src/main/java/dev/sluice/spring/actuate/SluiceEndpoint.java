@@ -20,12 +20,15 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 /**
  * The {@code sluice} actuator endpoint, read-only: the rules and operations in force, and for
  * each rule its live limits and bans as the store holds them. Bounded: the first
- * {@link #MAX_RULES} rules' policies are read, {@link #PAGE} entries of each kind per rule.
+ * {@link #MAX_RULES} rules' policies are read, {@link #PAGE} entries of each kind per rule, within
+ * {@link #BUDGET_MILLIS} in all (a slow store must not hold an actuator thread for minutes); what
+ * was not read in time says so.
  */
 @Endpoint(id = "sluice")
 public final class SluiceEndpoint {
   static final int MAX_RULES = 100;
   static final int PAGE = 100;
+  static final long BUDGET_MILLIS = 5_000;
 
   private final RateLimiter limiter;
 
@@ -37,6 +40,7 @@ public final class SluiceEndpoint {
   public Map<String, Object> sluice() {
     Map<String, Object> out = new LinkedHashMap<>();
     List<Map<String, Object>> rules = new ArrayList<>();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BUDGET_MILLIS);
     int read = 0;
     for (Rule r : limiter.rules().rules()) {
       Map<String, Object> m = new LinkedHashMap<>();
@@ -46,8 +50,8 @@ public final class SluiceEndpoint {
       m.put("shadow", r.shadow());
       m.put("windows", windows(r.windows()));
       if (read++ < MAX_RULES) {
-        m.put("liveLimits", liveLimits(r.name()));
-        m.put("bans", bans(r.name()));
+        m.put("liveLimits", liveLimits(r.name(), deadline));
+        m.put("bans", bans(r.name(), deadline));
       }
       rules.add(m);
     }
@@ -82,9 +86,14 @@ public final class SluiceEndpoint {
     return out;
   }
 
-  private Object liveLimits(String rule) {
+  private static long left(long deadline) {
+    return Math.max(0, deadline - System.nanoTime());
+  }
+
+  private Object liveLimits(String rule, long deadline) {
     try {
-      Page<KeyLimit> page = limiter.policies().limits(rule, null, PAGE).toCompletableFuture().get(2, TimeUnit.SECONDS);
+      Page<KeyLimit> page = limiter.policies().limits(rule, null, PAGE).toCompletableFuture()
+          .get(left(deadline), TimeUnit.NANOSECONDS);
       List<Map<String, Object>> out = new ArrayList<>();
       for (KeyLimit k : page.items()) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -103,9 +112,10 @@ public final class SluiceEndpoint {
     }
   }
 
-  private Object bans(String rule) {
+  private Object bans(String rule, long deadline) {
     try {
-      Page<Ban> page = limiter.policies().bans(rule, null, PAGE).toCompletableFuture().get(2, TimeUnit.SECONDS);
+      Page<Ban> page = limiter.policies().bans(rule, null, PAGE).toCompletableFuture()
+          .get(left(deadline), TimeUnit.NANOSECONDS);
       List<Map<String, Object>> out = new ArrayList<>();
       for (Ban b : page.items()) {
         out.add(Map.of("key", b.key(), "until", Instant.ofEpochMilli(b.untilMillis()).toString(),

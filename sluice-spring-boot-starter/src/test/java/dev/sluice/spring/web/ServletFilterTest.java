@@ -121,13 +121,23 @@ class ServletFilterTest {
         .isGreaterThanOrEqualTo(1);
     assertThat(registry.get("sluice.rules").gauge().value()).isEqualTo(4);
 
+    dev.sluice.RateLimiter limiter = app.getBean(dev.sluice.RateLimiter.class);
+    limiter.policies().ban("per_addr", "ip:203.0.113.66", java.time.Instant.now().plusSeconds(600))
+        .toCompletableFuture().join();
+    limiter.policies().setLimit("per_user", "user:vip", dev.sluice.policy.LiveLimit.windows(
+        java.util.List.of(dev.sluice.Window.perSeconds(50, 60)))).toCompletableFuture().join();
+
     HttpResponse<String> health = Http.get(port, "/actuator/health");
     assertThat(Http.json(health).at("/components/sluice/status").asText()).isEqualTo("UP");
     JsonNode endpoint = Http.json(Http.get(port, "/actuator/sluice"));
     assertThat(endpoint.at("/rules/0/name").asText()).isEqualTo("per_user");
     assertThat(endpoint.at("/rules/0/windows/0/limit").asInt()).isEqualTo(5);
     assertThat(endpoint.at("/rules/0/liveLimits").isArray()).isTrue();
-    assertThat(endpoint.at("/rules/0/bans").isArray()).isTrue();
+    assertThat(endpoint.at("/rules/0/liveLimits/0/key").asText()).isEqualTo("user:vip");
+    assertThat(endpoint.at("/rules/0/liveLimits/0/windows/0/limit").asInt()).isEqualTo(50);
+    assertThat(endpoint.at("/rules/1/name").asText()).isEqualTo("per_addr");
+    assertThat(endpoint.at("/rules/1/bans/0/key").asText()).isEqualTo("ip:203.0.113.66");
+    assertThat(endpoint.at("/rules/1/bans/0/automatic").asBoolean()).isFalse();
     assertThat(endpoint.at("/operations").size()).isEqualTo(3);
   }
 
