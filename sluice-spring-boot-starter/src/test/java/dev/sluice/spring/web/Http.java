@@ -34,6 +34,20 @@ final class Http {
     }
   }
 
+  /** POST {@code path} without a body. */
+  static HttpResponse<String> post(int port, String path) {
+    HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.noBody()).build();
+    try {
+      return CLIENT.send(r, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   static JsonNode json(HttpResponse<String> r) {
     try {
       return JSON.readTree(r.body());

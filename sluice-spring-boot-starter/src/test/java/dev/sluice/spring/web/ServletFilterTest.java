@@ -38,7 +38,8 @@ class ServletFilterTest {
         "sluice.web.routes[3].operation=tenant.call",
         "sluice.web.routes[3].attributes.tenant=header:X-Tenant",
         "management.endpoints.web.exposure.include=health,sluice",
-        "management.endpoint.health.show-components=always");
+        "management.endpoint.health.show-components=always",
+        "spring.mvc.problemdetails.enabled=true");
     port = WebApps.port(app);
   }
 
@@ -111,6 +112,17 @@ class ServletFilterTest {
     JsonNode p = Http.json(denied);
     assertThat(p.get("type").asText()).endsWith("#quota-exceeded");
     assertThat(p.get("violated-policies").get(0).asText()).isEqualTo("per_caller.60s");
+  }
+
+  @Test
+  void bootsOwnProblemHandlingStillAnswersEveryOtherError() {
+    HttpResponse<String> wrongMethod = Http.post(port, "/annotated/eve");
+    assertThat(wrongMethod.statusCode()).isEqualTo(405);
+    assertThat(wrongMethod.headers().firstValue("Content-Type").orElseThrow()).startsWith("application/problem+json");
+    JsonNode p = Http.json(wrongMethod);
+    assertThat(p.get("status").asInt()).isEqualTo(405);
+    assertThat(p.get("title").asText()).isEqualTo("Method Not Allowed");
+    assertThat(p.has("violated-policies")).isFalse();
   }
 
   @Test
