@@ -35,6 +35,15 @@ class StartupFailureTest {
   }
 
   @Test
+  void rulesWrittenAsAStructureRatherThanAStringAreRefusedNotIgnored() {
+    app.withPropertyValues("sluice.rules.limits[0].name=a", "sluice.rules.limits[0].config[0].limit=5").run(ctx -> {
+      SluiceConfigurationException e = misconfiguration(ctx.getStartupFailure());
+      assertThat(e.getMessage()).contains("sluice.rules.limits[0]", "one string of native YAML");
+      assertThat(e.action()).contains("rules: |");
+    });
+  }
+
+  @Test
   void anEnvoyFileInSluiceConfigIsRefusedByName(@TempDir Path dir) throws Exception {
     Path envoy = Files.writeString(dir.resolve("envoy.yaml"), "domain: d\ndescriptors:\n  - key: k\n");
     app.withPropertyValues("sluice.config=" + envoy).run(ctx -> {
