@@ -26,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The limiter of an application: its store ({@code sluice.store}), its rules ({@code sluice.rules},
@@ -43,7 +44,8 @@ import org.springframework.context.annotation.Configuration;
 public class SluiceAutoConfiguration {
 
   @Bean
-  SluiceRuleSet sluiceRuleSet(SluiceProperties properties) {
+  SluiceRuleSet sluiceRuleSet(SluiceProperties properties, Environment environment) {
+    StructuredRules.refuse(environment);
     return SluiceRuleSet.load(properties);
   }
 
