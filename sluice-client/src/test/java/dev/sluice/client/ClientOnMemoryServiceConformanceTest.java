@@ -125,5 +125,10 @@ class ClientOnMemoryServiceConformanceTest {
     protected boolean decidesGivenWindows() {
       return false;
     }
+
+    @AfterEach
+    void closeClients() {
+      client.closeAll();
+    }
   }
 }

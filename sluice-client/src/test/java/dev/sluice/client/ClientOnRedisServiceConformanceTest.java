@@ -12,13 +12,13 @@ import dev.sluice.testkit.RedisExtension;
 import dev.sluice.testkit.Standalone;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.sluice.spi.Store;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 
 /**
- * The core conformance suite through {@link SluiceClient} against a service on Redis 7 standalone, started
- * once for the class: each test's rules are written into the service's configuration, the client
+ * The core conformance suite through {@link SluiceClient} against a service on Redis 7 standalone, one
+ * service per test ({@link ClientHarness#servicePerTest} says why): each test's rules are written
+ * into the service's configuration, the client
  * reads them from the service, and every request goes over HTTP with its explicit time (the
  * service trusts request times here). The window-change tests hand the store windows of their
  * own, which a service deciding by its own rules does not take: they report an assumption.
@@ -26,26 +26,14 @@ import org.junit.jupiter.api.Nested;
 class ClientOnRedisServiceConformanceTest {
   @RegisterExtension
   static final RedisExtension<Standalone> redis = RedisExtension.standalone(Flavor.REDIS);
-  private static ServiceUnderTest service;
 
-  static synchronized ServiceUnderTest service() {
-    if (service == null) {
-      service = ServiceUnderTest.start(RedisStore.connect(redis.get().uri()));
-    }
-    return service;
-  }
-
-  @AfterAll
-  static synchronized void stop() {
-    if (service != null) {
-      service.close();
-      service = null;
-    }
+  static ClientHarness harness() {
+    return ClientHarness.servicePerTest(() -> RedisStore.connect(redis.get().uri()));
   }
 
   @Nested
   class AlgorithmTraces extends AlgorithmTracesConformanceTest {
-    private final ClientHarness client = new ClientHarness(ClientOnRedisServiceConformanceTest::service);
+    private final ClientHarness client = harness();
 
     @Override
     protected Store newStore() {
@@ -70,7 +58,7 @@ class ClientOnRedisServiceConformanceTest {
 
   @Nested
   class KeysAndRules extends KeysAndRulesConformanceTest {
-    private final ClientHarness client = new ClientHarness(ClientOnRedisServiceConformanceTest::service);
+    private final ClientHarness client = harness();
 
     @Override
     protected Store newStore() {
@@ -95,7 +83,7 @@ class ClientOnRedisServiceConformanceTest {
 
   @Nested
   class Transactions extends TransactionConformanceTest {
-    private final ClientHarness client = new ClientHarness(ClientOnRedisServiceConformanceTest::service);
+    private final ClientHarness client = harness();
 
     @Override
     protected Store newStore() {
@@ -120,16 +108,21 @@ class ClientOnRedisServiceConformanceTest {
 
   @Nested
   class WindowChanges extends WindowChangeConformanceTest {
-    private final ClientHarness client = new ClientHarness(ClientOnRedisServiceConformanceTest::service);
+    private final ClientHarness client = harness();
 
     @Override
     protected Store newStore() {
-      return client.store();
+      return ClientHarness.storeOfNoService();
     }
 
     @Override
     protected boolean decidesGivenWindows() {
       return false;
+    }
+
+    @AfterEach
+    void closeClients() {
+      client.closeAll();
     }
   }
 }
