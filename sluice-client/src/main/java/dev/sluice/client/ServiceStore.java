@@ -32,6 +32,8 @@ import java.util.function.Consumer;
 final class ServiceStore implements Store {
   private final ClientFactory factory;
   private final HealthCheckedEndpointGroup healthy;
+  /** The healthy instances as the client's selector sees them. */
+  private final EndpointGroup routed;
   private final WebClient client;
   private final String adminToken;
   private final String description;
@@ -50,7 +52,8 @@ final class ServiceStore implements Store {
         // waiting for an instance to come back.
         .selectionTimeoutMillis(0)
         .build();
-    this.client = WebClient.builder(SessionProtocol.HTTP, EndpointGroup.of(RendezvousStrategy.INSTANCE, healthy))
+    this.routed = new RoutedEndpoints(healthy);
+    this.client = WebClient.builder(SessionProtocol.HTTP, routed)
         .factory(factory)
         .responseTimeout(responseTimeout)
         .maxResponseLength(4L * 1024 * 1024)
@@ -60,23 +63,35 @@ final class ServiceStore implements Store {
     this.description = "the Sluice service at " + String.join(", ", endpoints.stream().map(Endpoint::authority).toList());
   }
 
-  /** Waits until every instance has been checked once, at most {@code timeout}. */
+  /**
+   * Waits until every instance has been checked once and the selector sees those that passed, at
+   * most {@code timeout}: a request sent earlier would be routed among the instances checked so
+   * far, and its key would move once the others join.
+   */
   void awaitFirstCheck(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
     try {
       healthy.whenReady().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      routed.whenReady().get(Math.max(1, (deadline - System.nanoTime()) / 1_000_000),
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+      while (!routed.endpoints().containsAll(healthy.endpoints()) && System.nanoTime() < deadline) {
+        Thread.sleep(1);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } catch (Exception e) {
       // No instance answered yet: requests fail over to the failure modes until one does.
     }
   }
 
-  /** The instances that answer their readiness check now. */
+  /** The instances that answer their readiness check now, as the selector sees them. */
   List<Endpoint> healthyEndpoints() {
-    return healthy.endpoints();
+    return routed.endpoints();
   }
 
   /** The instance that decides {@code key} now; null if none answers. */
   Endpoint instanceOf(String key) {
-    return RendezvousStrategy.pick(healthy.endpoints(), key);
+    return RendezvousStrategy.pick(routed.endpoints(), key);
   }
 
   WebClient client() {
@@ -141,7 +156,7 @@ final class ServiceStore implements Store {
 
   @Override
   public CompletionStage<Boolean> ping() {
-    return CompletableFuture.completedFuture(!healthy.endpoints().isEmpty());
+    return CompletableFuture.completedFuture(!routed.endpoints().isEmpty());
   }
 
   @Override
@@ -151,6 +166,7 @@ final class ServiceStore implements Store {
 
   @Override
   public void close() {
+    routed.close();
     healthy.close();
     factory.close();
   }
