@@ -80,7 +80,7 @@ class ClientFailureModesTest {
 
   @Test
   void aServiceSlowerThanTheClientsTimeoutIsAnOutage() {
-    StallingStore store = new StallingStore(10_000);
+    StallingStore store = new StallingStore(1_000);
     ServiceUnderTest s = ServiceUnderTest.start(store, false, Duration.ofSeconds(20));
     open.add(s);
     s.putRules(RULES);
@@ -92,7 +92,7 @@ class ClientFailureModesTest {
 
   @Test
   void aServiceAnsweringByItsOwnFailureModesIsDegradedOnTheClient() {
-    StallingStore store = new StallingStore(10_000);
+    StallingStore store = new StallingStore(1_000);
     ServiceUnderTest s = ServiceUnderTest.start(store, false, Duration.ofMillis(100));
     open.add(s);
     s.putRules(RULES);
