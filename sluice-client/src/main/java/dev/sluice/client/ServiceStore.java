@@ -11,7 +11,6 @@ import com.linecorp.armeria.common.HttpHeaderNames;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.SessionProtocol;
 import dev.sluice.ItemDecision;
-import dev.sluice.StoreException;
 import dev.sluice.spi.Batch;
 import dev.sluice.spi.Store;
 import java.time.Duration;
@@ -56,7 +55,9 @@ final class ServiceStore implements Store {
     this.client = WebClient.builder(SessionProtocol.HTTP, routed)
         .factory(factory)
         .responseTimeout(responseTimeout)
-        .maxResponseLength(4L * 1024 * 1024)
+        // A decision of 100 items with 512-byte keys is about 100 KiB; the rules are read with
+        // a bound of their own.
+        .maxResponseLength(1024L * 1024)
         .build();
     this.adminToken = adminToken;
     this.unknownRule = unknownRule;
@@ -103,7 +104,7 @@ final class ServiceStore implements Store {
     String key = batch.items().get(0).key();
     return post("/v1/acquire", Wire.acquire(batch), key).thenApply(res -> {
       try {
-        return Wire.decisions(res.status().code(), res.content().array(), batch, where(res));
+        return Wire.decisions(res.status().code(), res.content().array(), batch, description);
       } catch (dev.sluice.UnknownRuleException e) {
         unknownRule.accept(e.rule());
         throw e;
@@ -115,7 +116,7 @@ final class ServiceStore implements Store {
   public CompletionStage<Void> reset(String rule, String key) {
     return post("/v1/reset", Wire.reset(rule, key), key).thenApply(res -> {
       if (res.status().code() != 200) {
-        throw Wire.failure(res.status().code(), res.content().array(), null, where(res));
+        throw Wire.failure(res.status().code(), res.content().array(), null, description);
       }
       return null;
     });
@@ -150,10 +151,6 @@ final class ServiceStore implements Store {
     return String.valueOf(c.getMessage());
   }
 
-  private String where(AggregatedHttpResponse res) {
-    return "the Sluice service";
-  }
-
   @Override
   public CompletionStage<Boolean> ping() {
     return CompletableFuture.completedFuture(!routed.endpoints().isEmpty());
@@ -169,10 +166,5 @@ final class ServiceStore implements Store {
     routed.close();
     healthy.close();
     factory.close();
-  }
-
-  /** A request the service could not decide for a reason of its own; see {@link Wire#failure}. */
-  static StoreException refused(String message) {
-    return new StoreException(message);
   }
 }

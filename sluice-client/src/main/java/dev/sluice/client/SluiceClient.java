@@ -119,7 +119,9 @@ public final class SluiceClient implements RateLimiter {
   private RuleSet fetchRules(Duration wait) {
     AggregatedHttpResponse res;
     try {
-      res = store.client().prepare().get("/v1/rules").responseTimeout(wait).execute().aggregate()
+      // The service reads at most 16 MiB of configuration files; their rules in JSON stay well within 64 MiB.
+      res = store.client().prepare().get("/v1/rules").responseTimeout(wait).maxResponseLength(64L * 1024 * 1024)
+          .execute().aggregate()
           .get(wait.toMillis() + 1000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The service's HTTP JSON API as the client speaks it: the body of {@code POST /v1/acquire} for a
@@ -123,7 +122,7 @@ final class Wire {
         case "rule" -> rule = p.getText();
         case "key" -> key = p.getText();
         case "cost" -> cost = p.getLongValue();
-        case "reason" -> reason = DenyReason.valueOf(p.getText().toUpperCase(Locale.ROOT));
+        case "reason" -> reason = reason(p.getText());
         case "shadow" -> shadow = t == JsonToken.VALUE_TRUE;
         case "leased" -> leased = t == JsonToken.VALUE_TRUE;
         case "blockedMs" -> blockedMs = p.getLongValue();
@@ -143,6 +142,15 @@ final class Wire {
     // The service names the reason of denied items only; an item that fits has none.
     boolean allowed = reason == DenyReason.NONE;
     return new ItemDecision(rule, key, cost, allowed, reason, waitMs, windows, shadow, blockedMs, leased);
+  }
+
+  private static DenyReason reason(String wire) throws IOException {
+    for (DenyReason r : DenyReason.values()) {
+      if (r.wireName().equals(wire)) {
+        return r;
+      }
+    }
+    throw new IOException("an unknown reason '" + wire + "'");
   }
 
   private static WindowState window(JsonParser p) throws IOException {
