@@ -22,6 +22,8 @@ final class ClientHarness {
   /** Stores for a service of each test's own; null when the tests share one. */
   private final Supplier<Store> perTest;
   private ServiceUnderTest own;
+  /** The store given to the suite, closed before the test's own service so that it stops at once. */
+  private Store suiteStore;
   private final List<SluiceClient> open = new ArrayList<>();
   /** Store errors the clients heard of: an outage would hide what the suite checks behind a failure mode. */
   private final List<Throwable> outages = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -68,8 +70,9 @@ final class ClientHarness {
 
   /** The client's store for the suite's {@code newStore}: what it describes. */
   Store store() {
-    return new ServiceStore(List.of(Endpoint.parse(service().address())), Duration.ofSeconds(5),
+    suiteStore = new ServiceStore(List.of(Endpoint.parse(service().address())), Duration.ofSeconds(5),
         Duration.ofSeconds(1), null, rule -> {});
+    return suiteStore;
   }
 
   /**
@@ -102,6 +105,8 @@ final class ClientHarness {
     }
     open.clear();
     if (own != null) {
+      // Closed again by the suite after the test, which does nothing more.
+      suiteStore.close();
       own.close();
       own = null;
     }

@@ -48,7 +48,7 @@ final class ServiceUnderTest implements AutoCloseable {
       Path dir = Files.createTempDirectory("sluice-client");
       Files.writeString(dir.resolve("base.yaml"), BASE);
       SluiceService s = SluiceService.start(SluiceService.Settings.of(dir).withPort(0)
-          .withPollInterval(Duration.ofMillis(10)).withDrainTimeout(Duration.ofSeconds(1))
+          .withPollInterval(Duration.ofMillis(10)).withDrainTimeout(Duration.ZERO)
           .withStoreTimeout(storeTimeout).withTrustRequestTime(trustRequestTime), store);
       return new ServiceUnderTest(dir, s);
     } catch (IOException e) {
