@@ -155,7 +155,7 @@ public abstract class KeysAndRulesConformanceTest extends StoreConformance {
     Rule changedNow = Rule.builder(changed.name()).window(2, MINUTE).build();
     Rule retimedNow = Rule.builder(retimed.name()).algorithm(Algorithm.FIXED_WINDOW).window(1, MINUTE).build();
     Rule keptCopy = Rule.builder(kept.name()).window(1, MINUTE).build();
-    limiter.updateRules(RuleSet.of(keptCopy, changedNow, retimedNow));
+    updateRules(limiter, RuleSet.of(keptCopy, changedNow, retimedNow));
 
     assertThat(at(limiter, 1, Item.of(kept.name(), "k")).allowed()).isFalse();
     Decision d = at(limiter, 1, Item.of(changed.name(), "k"));
@@ -172,10 +172,10 @@ public abstract class KeysAndRulesConformanceTest extends StoreConformance {
     Rule leaves = rule("leaves").window(1, MINUTE).build();
     RateLimiter limiter = limiter(stays, leaves);
     assertThat(at(limiter, 0, Item.of(leaves.name(), "k")).allowed()).isTrue();
-    limiter.updateRules(RuleSet.of(stays));
+    updateRules(limiter, RuleSet.of(stays));
     assertThatThrownBy(() -> at(limiter, 1, Item.of(leaves.name(), "k")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(leaves.name());
-    limiter.updateRules(RuleSet.of(stays, leaves));
+    updateRules(limiter, RuleSet.of(stays, leaves));
     assertThat(at(limiter, 2, Item.of(leaves.name(), "k")).allowed()).isTrue();
   }
 

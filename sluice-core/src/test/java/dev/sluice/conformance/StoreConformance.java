@@ -6,6 +6,7 @@ import dev.sluice.Item;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
+import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
 import dev.sluice.WindowState;
 import dev.sluice.spi.Store;
@@ -77,7 +78,31 @@ public abstract class StoreConformance {
 
   /** A limiter over this test's store. Not closed by the caller: the store is closed after the test. */
   protected final RateLimiter limiter(Rule... rules) {
+    return newLimiter(RuleSet.of(rules));
+  }
+
+  /**
+   * A limiter deciding {@code rules} over this test's store, from {@code Sluice.builder()}. A
+   * store whose rules are a server's own (the client of {@code sluice serve}, which reads them
+   * from the service) overrides it: it puts {@code rules} in force on the server, then returns
+   * its limiter, which it closes after the test.
+   */
+  protected RateLimiter newLimiter(RuleSet rules) {
     return Sluice.builder().store(store).rules(rules).build();
+  }
+
+  /** Replaces the rules in force of a limiter from {@link #newLimiter}; overridden with it. */
+  protected void updateRules(RateLimiter limiter, RuleSet rules) {
+    limiter.updateRules(rules);
+  }
+
+  /**
+   * Whether the store decides an item under the windows it is given ({@link
+   * dev.sluice.spi.ResolvedItem#windows()}). A store that asks a server deciding by its own
+   * rules does not: the server resolves each key's windows itself.
+   */
+  protected boolean decidesGivenWindows() {
+    return true;
   }
 
   /** {@code stem} made unique to this test, so tests sharing a server never see each other's state. */

@@ -159,6 +159,12 @@ public final class DecisionJson {
         g.writeFieldName(LEASED);
         g.writeBoolean(true);
       }
+      if (explained && it.waitMs() != 0) {
+        // A shaping item's own wait: the request's waitMs leaves out a shadow item's, which a
+        // client of the API (sluice-client) reports per item as the library does.
+        g.writeFieldName(WAIT_MS);
+        g.writeNumber(it.waitMs());
+      }
       g.writeFieldName(WINDOWS);
       g.writeStartArray();
       List<WindowState> ws = it.windows();

@@ -156,7 +156,7 @@ public final class SluiceServer implements AutoCloseable {
     this.admin = AdminGuard.of(b.adminToken, address.getAddress());
     this.bound = address.getAddress().getHostAddress();
     new HttpApi(b.limiter, b.config, b.prometheus, b.maxBodyBytes, admin, b.storeHealth,
-        b.store == null ? Optional.empty() : b.store.leaseBoard()).bind(sb);
+        b.store == null ? Optional.empty() : b.store.leaseBoard(), b.trustRequestTime).bind(sb);
     Grants grants = b.store == null ? null : b.store.grants().orElse(null);
     this.rlqs = grants == null ? null
         : new RateLimitQuotaService(b.config::current, grants, b.store.leaseBoard().orElse(null), b.ticker,
@@ -287,6 +287,7 @@ public final class SluiceServer implements AutoCloseable {
     private Duration drainTimeout = Duration.ofSeconds(15);
     private int maxInFlight;
     private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+    private boolean trustRequestTime;
 
     private EnvoyOptions envoy = EnvoyOptions.DEFAULT;
     private Ticker ticker = Ticker.system();
@@ -330,6 +331,16 @@ public final class SluiceServer implements AutoCloseable {
         throw new IllegalArgumentException("maxConnections must be >= 1, was " + n);
       }
       this.maxConnections = n;
+      return this;
+    }
+
+    /**
+     * Whether {@code POST /v1/acquire} decides a body's {@code "atMicros"} at that time (default
+     * no: the field is refused). A caller that picks its own time can move its keys' windows
+     * forward and be admitted again at once: only for replay and tests, never facing clients.
+     */
+    public Builder trustRequestTime(boolean trust) {
+      this.trustRequestTime = trust;
       return this;
     }
 

@@ -47,10 +47,12 @@ public final class SluiceService implements AutoCloseable {
    *     fewer on a small heap)
    * @param maxConnections the most connections the server holds at once
    * @param envoy how the Envoy service answers and merges domains
+   * @param trustRequestTime whether {@code POST /v1/acquire} honours a body's {@code "atMicros"}
+   *     (replay and tests only)
    */
   public record Settings(Path config, String host, int port, Duration pollInterval, String adminToken,
       Duration drainTimeout, Duration storeTimeout, double localShare, Duration shutdownGrace, int denialCacheKeys,
-      int maxInFlight, int maxConnections, EnvoyOptions envoy) {
+      int maxInFlight, int maxConnections, EnvoyOptions envoy, boolean trustRequestTime) {
     public Settings {
       Objects.requireNonNull(envoy, "envoy");
       Objects.requireNonNull(config, "config");
@@ -84,7 +86,7 @@ public final class SluiceService implements AutoCloseable {
     public static Settings of(Path config) {
       return new Settings(config, "127.0.0.1", 8080, Duration.ofMillis(500), null, Duration.ofSeconds(15),
           Duration.ofMillis(250), Double.NaN, Duration.ZERO, Sluice.DEFAULT_DENIAL_CACHE_KEYS, 0,
-          SluiceServer.DEFAULT_MAX_CONNECTIONS, EnvoyOptions.DEFAULT);
+          SluiceServer.DEFAULT_MAX_CONNECTIONS, EnvoyOptions.DEFAULT, false);
     }
 
     /**
@@ -93,65 +95,74 @@ public final class SluiceService implements AutoCloseable {
      */
     public Settings withLocalShare(double share) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          share, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy);
+          share, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withHost(String h) {
       return new Settings(config, h, port, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy);
+          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withPort(int p) {
       return new Settings(config, host, p, pollInterval, adminToken, drainTimeout, storeTimeout,
-          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy);
+          localShare, shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withPollInterval(Duration d) {
       return new Settings(config, host, port, d, adminToken, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys, maxInFlight, maxConnections, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withAdminToken(String t) {
       return new Settings(config, host, port, pollInterval, t, drainTimeout, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys, maxInFlight, maxConnections, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withStoreTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, d, localShare, shutdownGrace,
-          denialCacheKeys, maxInFlight, maxConnections, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withShutdownGrace(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare, d,
-          denialCacheKeys, maxInFlight, maxConnections, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withDrainTimeout(Duration d) {
       return new Settings(config, host, port, pollInterval, adminToken, d, storeTimeout, localShare, shutdownGrace,
-          denialCacheKeys, maxInFlight, maxConnections, envoy);
+          denialCacheKeys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
 
     /** The most requests the server holds at once; 0 for its default. */
     public Settings withMaxInFlight(int n) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, denialCacheKeys, n, maxConnections, envoy);
+          shutdownGrace, denialCacheKeys, n, maxConnections, envoy, trustRequestTime);
     }
 
     public Settings withMaxConnections(int n) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, denialCacheKeys, maxInFlight, n, envoy);
+          shutdownGrace, denialCacheKeys, maxInFlight, n, envoy, trustRequestTime);
     }
 
     /** How the Envoy service answers, and whether Envoy files of one domain merge. */
     public Settings withEnvoy(EnvoyOptions e) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, e);
+          shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, e, trustRequestTime);
+    }
+
+    /**
+     * Whether {@code POST /v1/acquire} decides a body's {@code "atMicros"} at that time; off by
+     * default, for a caller choosing its time can free its own windows.
+     */
+    public Settings withTrustRequestTime(boolean trust) {
+      return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
+          shutdownGrace, denialCacheKeys, maxInFlight, maxConnections, envoy, trust);
     }
 
     /** How many denials of a remote store to keep ({@code Sluice.Builder#denialCache}); 0 for none. */
     public Settings withDenialCache(int keys) {
       return new Settings(config, host, port, pollInterval, adminToken, drainTimeout, storeTimeout, localShare,
-          shutdownGrace, keys, maxInFlight, maxConnections, envoy);
+          shutdownGrace, keys, maxInFlight, maxConnections, envoy, trustRequestTime);
     }
   }
 
@@ -214,7 +225,8 @@ public final class SluiceService implements AutoCloseable {
       server = SluiceServer.builder().limiter(limiter).config(reloader).envoy(s.envoy()).prometheus(registry).host(s.host())
           .port(s.port()).adminToken(s.adminToken()).storeHealth(health).store(store)
           .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout())
-          .maxInFlight(s.maxInFlight()).maxConnections(s.maxConnections()).build().start();
+          .maxInFlight(s.maxInFlight()).maxConnections(s.maxConnections())
+          .trustRequestTime(s.trustRequestTime()).build().start();
     } catch (RuntimeException e) {
       reloader.close();
       limiter.close();

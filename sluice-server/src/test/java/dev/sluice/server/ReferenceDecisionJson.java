@@ -83,6 +83,9 @@ final class ReferenceDecisionJson {
       if (explained && it.leased()) {
         o.ascii(",\"leased\":true");
       }
+      if (explained && it.waitMs() != 0) {
+        o.ascii(",\"waitMs\":" + it.waitMs());
+      }
       o.ascii(",\"windows\":[");
       List<WindowState> ws = it.windows();
       for (int j = 0; j < ws.size(); j++) {

@@ -105,6 +105,11 @@ final class ServeCommand implements Callable<Integer> {
           + "TOKEN'; if not, they are open on loopback and refused on any other address (default: $SLUICE_ADMIN_TOKEN)")
   String adminToken;
 
+  @Option(names = "--trust-request-time",
+      description = "POST /v1/acquire decides a body's atMicros at that time instead of refusing it; for replay "
+          + "and tests only: a caller choosing its time can free its own windows (default: off)")
+  boolean trustRequestTime;
+
   @Option(names = "--envoy-response-headers",
       description = "Envoy API: add RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset of the descriptor "
           + "closest to its limit to each answer, for Envoy to add to the response (envoyproxy/ratelimit's "
@@ -172,6 +177,7 @@ final class ServeCommand implements Callable<Integer> {
         .withDenialCache(denialCache)
         .withEnvoy(new EnvoyOptions(envoyResponseHeaders, envoyDynamicMetadata, envoyShadowMode, envoyMergeDomains))
         .withMaxInFlight(maxInFlight == null ? 0 : maxInFlight).withMaxConnections(maxConnections)
+        .withTrustRequestTime(trustRequestTime)
         .withAdminToken(adminToken == null || adminToken.isEmpty() ? null : adminToken);
     SluiceService service;
     try {

@@ -100,7 +100,7 @@ public final class HttpApi {
   private final RateLimiter limiter;
   private final ConfigReloader config;
   private final PrometheusMeterRegistry prometheus;
-  private final RequestJson requests = new RequestJson();
+  private final RequestJson requests;
   private final long maxBodyBytes;
   private final AdminGuard admin;
   private final long readyTimeoutMillis;
@@ -120,6 +120,16 @@ public final class HttpApi {
    */
   public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, long maxBodyBytes,
       AdminGuard admin, StoreHealth storeHealth, Optional<LeaseBoard> leaseBoard) {
+    this(limiter, config, prometheus, maxBodyBytes, admin, storeHealth, leaseBoard, false);
+  }
+
+  /**
+   * @param trustRequestTime whether {@code POST /v1/acquire} honours a body's {@code "atMicros"}
+   *     (replay and tests only: a caller choosing its time can free its own windows)
+   */
+  public HttpApi(RateLimiter limiter, ConfigReloader config, PrometheusMeterRegistry prometheus, long maxBodyBytes,
+      AdminGuard admin, StoreHealth storeHealth, Optional<LeaseBoard> leaseBoard, boolean trustRequestTime) {
+    this.requests = new RequestJson(trustRequestTime);
     this.storeHealth = storeHealth;
     this.leaseBoard = Objects.requireNonNull(leaseBoard, "leaseBoard");
     this.limiter = limiter;

@@ -35,6 +35,12 @@ import java.util.Set;
 final class RequestJson {
   static final int MAX_ITEMS = 100;
   private static final Set<String> ITEM_FIELDS = Set.of("rule", "key", "cost");
+  private static final Set<String> TIMED_ITEM_FIELDS = Set.of("rule", "key", "cost", "atMicros");
+  /**
+   * The latest explicit time a trusting service takes: 9999-12-31T23:59:59.999999Z, so that any
+   * time a store computes from it stays far from overflow.
+   */
+  static final long MAX_AT_MICROS = 253_402_300_799_999_999L;
   private static final StreamReadConstraints LIMITS = StreamReadConstraints.builder().maxNestingDepth(32)
       .maxNumberLength(64).maxStringLength(1 << 20).build();
   /** For bodies in the plain shape: it tracks duplicates of the few fields it knows itself. */
@@ -60,6 +66,21 @@ final class RequestJson {
   enum Shape { SINGLE, LISTED, OPERATION }
 
   private static final Set<String> OPERATION_FIELDS = Set.of("operation", "attributes", "cost");
+
+  /**
+   * Whether {@code "atMicros"} is honoured. A caller who picks the time of its own decisions can
+   * move a key's windows forward at will and be admitted again at once, so only a service started
+   * for replay or tests trusts it ({@code --trust-request-time}); any other refuses the field.
+   */
+  private final boolean trustRequestTime;
+
+  RequestJson() {
+    this(false);
+  }
+
+  RequestJson(boolean trustRequestTime) {
+    this.trustRequestTime = trustRequestTime;
+  }
 
   /** A JSON object from {@code body}. */
   static JsonNode object(byte[] body) throws ApiException {
@@ -249,9 +270,10 @@ final class RequestJson {
     if (root.has("operation")) {
       return new Acquire(null, false, operation(root));
     }
+    long at = requestTime(root);
     List<Item> items = new ArrayList<>();
     if (root.has("items")) {
-      if (root.size() != 1) {
+      if (root.size() != (at == Request.STORE_CLOCK ? 1 : 2)) {
         throw ApiException.badRequest("invalid_request",
             "a request has either 'items' or 'rule', 'key' and 'cost' at the top, not both");
       }
@@ -273,10 +295,35 @@ final class RequestJson {
         }
         items.add(item(it, "items[" + i + "]."));
       }
-      return new Acquire(Request.of(items), true);
+      return new Acquire(timed(Request.of(items), at), true);
     }
+    onlyFields(root, "", at == Request.STORE_CLOCK ? ITEM_FIELDS : TIMED_ITEM_FIELDS);
     items.add(item(root, ""));
-    return new Acquire(Request.of(items), false);
+    return new Acquire(timed(Request.of(items), at), false);
+  }
+
+  private static Request timed(Request r, long atMicros) {
+    return atMicros == Request.STORE_CLOCK ? r : r.atMicros(atMicros);
+  }
+
+  /**
+   * The body's {@code "atMicros"}, microseconds since the Unix epoch, or {@link Request#STORE_CLOCK}
+   * without one; refused unless this service trusts request times.
+   */
+  private long requestTime(JsonNode root) throws ApiException {
+    JsonNode t = root.get("atMicros");
+    if (t == null) {
+      return Request.STORE_CLOCK;
+    }
+    if (!trustRequestTime) {
+      throw ApiException.badRequest("invalid_request", "'atMicros' is honoured only by a service started with "
+          + "--trust-request-time (for replay and tests); leave it out to be decided on the store's clock");
+    }
+    if (!t.isIntegralNumber() || !t.canConvertToLong() || t.longValue() < 0 || t.longValue() > MAX_AT_MICROS) {
+      throw ApiException.badRequest("invalid_request", "'atMicros' must be an integer from 0 to " + MAX_AT_MICROS
+          + " (microseconds since the Unix epoch), was " + typeName(t) + (t.isNumber() ? " " + clip(t.asText()) : ""));
+    }
+    return t.longValue();
   }
 
   /**
@@ -322,7 +369,9 @@ final class RequestJson {
   }
 
   private static Item item(JsonNode n, String at) throws ApiException {
-    onlyFields(n, at, ITEM_FIELDS);
+    if (!at.isEmpty()) {
+      onlyFields(n, at, ITEM_FIELDS);
+    }
     String rule = string(n, at, "rule");
     String key = string(n, at, "key");
     return new Item(rule, key, cost(n.get("cost"), at));
