@@ -80,7 +80,10 @@ final class ProblemJson {
     return false;
   }
 
-  /** The best range seen for one media type: its specificity (0 none, 1 {@code *}/{@code *}, 2 type/{@code *}, 3 exact). */
+  /**
+   * The best range seen for one media type: its specificity (0 none, 1 {@code *}/{@code *}, 2
+   * type/{@code *}, 3 exact) and that range's quality.
+   */
   private static final class Match {
     int specificity;
     double q;

@@ -23,7 +23,7 @@ class VersionCommandTest {
   }
 
   @Test
-  void theShortFlagAndTheSubcommandsHelpAgree() {
+  void theShortFlagPrintsTheSame() {
     assertThat(Cli.run("-V").out()).isEqualTo(Cli.run("--version").out());
   }
 }
