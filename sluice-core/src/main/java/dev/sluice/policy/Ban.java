@@ -6,7 +6,7 @@ import java.util.Objects;
  * A ban in force: every request naming {@code key} under {@code rule} is denied until
  * {@code untilMillis} (epoch milliseconds).
  *
- * @param automatic whether the rule's {@link BanPolicy} started it (else an operator did)
+ * @param automatic whether the rule's {@link dev.sluice.BanPolicy} started it (else an operator did)
  */
 public record Ban(String rule, String key, long untilMillis, boolean automatic) {
   public Ban {

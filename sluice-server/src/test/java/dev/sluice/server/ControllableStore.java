@@ -51,6 +51,17 @@ final class ControllableStore implements Store {
   }
 
   @Override
+  public void check(dev.sluice.Rule rule) {
+    memory.check(rule);
+  }
+
+  /** The memory store's policies, so that rules with bans and lists can be served too. */
+  @Override
+  public java.util.Optional<dev.sluice.spi.PolicyRecords> records() {
+    return memory.records();
+  }
+
+  @Override
   public void rulesChanged(RuleSet before, RuleSet after) {
     memory.rulesChanged(before, after);
   }

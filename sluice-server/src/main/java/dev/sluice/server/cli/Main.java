@@ -103,17 +103,30 @@ public final class Main implements Runnable {
     return cmd;
   }
 
-  /** The version Maven recorded in the jar. */
+  /**
+   * {@code sluice --version}: the version the jar's manifest records ({@code
+   * Implementation-Version}, else Maven's {@code pom.properties}), and the Java and the system it
+   * runs on, which a bug report needs as much.
+   */
   static final class Version implements IVersionProvider {
     @Override
     public String[] getVersion() throws IOException {
-      Properties p = new Properties();
-      try (InputStream in = Main.class.getResourceAsStream("/META-INF/maven/dev.sluice/sluice-server/pom.properties")) {
-        if (in != null) {
-          p.load(in);
+      String version = Main.class.getPackage().getImplementationVersion();
+      if (version == null) {
+        Properties p = new Properties();
+        try (InputStream in = Main.class.getResourceAsStream("/META-INF/maven/dev.sluice/sluice-server/pom.properties")) {
+          if (in != null) {
+            p.load(in);
+          }
         }
+        version = p.getProperty("version", "(development build)");
       }
-      return new String[] {"sluice " + p.getProperty("version", "(development build)")};
+      return new String[] {
+          "sluice " + version,
+          "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.vendor") + " "
+              + System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version") + ")",
+          "OS " + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+              + System.getProperty("os.arch")};
     }
   }
 }

@@ -30,6 +30,7 @@ import com.linecorp.armeria.server.encoding.DecodingService;
 import dev.sluice.Attribute;
 import dev.sluice.Decision;
 import dev.sluice.http.RateLimitHeaders;
+import dev.sluice.http.RateLimitProblem;
 import dev.sluice.InvalidCostException;
 import dev.sluice.InvalidAttributeException;
 import dev.sluice.InvalidKeyException;
@@ -74,8 +75,9 @@ import org.slf4j.LoggerFactory;
  * The HTTP JSON API (SPEC §7): {@code POST /v1/acquire}, {@code GET /v1/rules},
  * {@code POST /v1/reset}, {@code GET /metrics}, {@code GET /healthz}, {@code GET /readyz}, and the
  * admin endpoints of policies ({@link PolicyApi}). Client
- * mistakes get {@code 400} and {@code {"error":{"code","message"}}}; no answer ever carries a
- * stack trace.
+ * mistakes get {@code 400} and {@code {"error":{"code","message"}}}, or a problem for a client
+ * that prefers {@code application/problem+json} ({@link ProblemJson}), as a denial is then; no
+ * answer ever carries a stack trace.
  */
 public final class HttpApi {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -155,6 +157,7 @@ public final class HttpApi {
     sb.route().get("/healthz").build((ctx, req) -> json(HttpStatus.OK, "{\"status\":\"ok\"}"));
     sb.route().get("/readyz").build((ctx, req) -> HttpResponse.of(ready()));
     sb.errorHandler(new ErrorRenderer());
+    sb.decorator(ProblemJson.errorsAsProblems());
     // Armeria reports every 10 s, with its whole stack trace, each exception that no logging
     // decorator saw — a client's body over the limit among them: 40 lines for a 400. The API
     // answers those itself and logs what is worth a line (failure()).
@@ -274,10 +277,12 @@ public final class HttpApi {
 
   private HttpResponse acquire(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
     RequestJson.Acquire a = requests.acquire(req.content().array());
+    boolean problem = ProblemJson.preferred(req.headers());
+    Function<Decision, HttpResponse> respond = d -> decisionResponse(d, problem);
     if (a.operation() != null) {
-      return answer(limiter.acquireAsync(a.operation()), this::decisionResponse, RequestJson.Shape.OPERATION);
+      return answer(limiter.acquireAsync(a.operation()), respond, RequestJson.Shape.OPERATION);
     }
-    return answer(limiter.acquireAsync(a.request()), this::decisionResponse,
+    return answer(limiter.acquireAsync(a.request()), respond,
         a.listed() ? RequestJson.Shape.LISTED : RequestJson.Shape.SINGLE);
   }
 
@@ -319,10 +324,16 @@ public final class HttpApi {
     return null;
   }
 
-  private HttpResponse decisionResponse(Decision d) {
-    HttpData body = DecisionJson.httpBody(d);
-    ResponseHeadersBuilder h = ResponseHeaders.builder(d.allowed() ? HttpStatus.OK : HttpStatus.TOO_MANY_REQUESTS)
-        .contentType(MediaType.JSON_UTF_8).contentLength(body.length());
+  /**
+   * @param problem whether the client prefers a denial as a problem ({@link ProblemJson}); its
+   *     status is then the problem's (503 for a store that failed closed, not the JSON's 429)
+   */
+  private HttpResponse decisionResponse(Decision d, boolean problem) {
+    RateLimitProblem p = problem && !d.allowed() ? RateLimitProblem.of(d) : null;
+    HttpData body = p == null ? DecisionJson.httpBody(d) : ProblemJson.body(p, d);
+    ResponseHeadersBuilder h = ResponseHeaders.builder(d.allowed() ? HttpStatus.OK
+            : p == null ? HttpStatus.TOO_MANY_REQUESTS : HttpStatus.valueOf(p.status()))
+        .contentType(p == null ? MediaType.JSON_UTF_8 : ProblemJson.PROBLEM).contentLength(body.length());
     RateLimitHeaders.Values v = rateLimitHeaders.of(d);
     if (!v.isEmpty()) {
       h.add(POLICY, v.policy());
@@ -593,7 +604,7 @@ public final class HttpApi {
   private final class ErrorRenderer implements ServerErrorHandler {
     @Override
     public HttpResponse onServiceException(ServiceRequestContext ctx, Throwable cause) {
-      return failure(cause);
+      return ProblemJson.asProblemIfPreferred(ctx.request().headers(), failure(cause));
     }
 
     @Override
@@ -601,7 +612,8 @@ public final class HttpApi {
         String description, Throwable cause) {
       // A request Armeria could not decode is the client's mistake, even when the decoder failed
       // with an unexpected exception (a malformed Upgrade header does that) and says 500.
-      return render(status.isServerError() ? HttpStatus.BAD_REQUEST : status, description);
+      return ProblemJson.asProblemIfPreferred(headers,
+          render(status.isServerError() ? HttpStatus.BAD_REQUEST : status, description));
     }
 
     @Override
@@ -610,7 +622,7 @@ public final class HttpApi {
       if (ctx != null && ctx.path().startsWith("/envoy.")) {
         return null;
       }
-      return render(status, description);
+      return ProblemJson.asProblemIfPreferred(headers, render(status, description));
     }
 
     private AggregatedHttpResponse render(HttpStatus status, String description) {
