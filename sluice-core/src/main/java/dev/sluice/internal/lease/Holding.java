@@ -31,14 +31,24 @@ final class Holding {
   final AtomicLong admitted = new AtomicLong();
   /** Units of requests sent to the store since the last usage report: demand the size did not cover. */
   final AtomicLong sent = new AtomicLong();
-  /** The most units it may hold, as last set from the leader's sizes or the even share. */
+  /**
+   * The most units it may hold, as last set from the leader's sizes or the even share, counting
+   * the units of a take in flight; set under this ({@link #resize}).
+   */
   volatile long size;
   /** The limiter's clock at the last request for the key. */
   volatile long lastSeenMicros;
   /** Guarded by this. */
   private final List<Grant> grants = new ArrayList<>();
-  /** Whether a take is in flight: one at a time per key. */
+  /** Whether a take is in flight: one at a time per key; set under this. */
   volatile boolean taking;
+  /** The units the take in flight asked for; guarded by this. */
+  private long asked;
+  /**
+   * Whether the take in flight goes back whole when it lands: it was asked for under a size since
+   * shrunk below what it would bring. Guarded by this.
+   */
+  private boolean returnOnLanding;
   /** Whether the holding left the book: a grant that arrives now is given back at once. */
   volatile boolean retired;
   /** The store's report at the last take, null before the first. */
@@ -81,18 +91,45 @@ final class Holding {
 
   /**
    * Puts back {@code cost} units a local admission took, its request having ended denied. Once
-   * retired the units are not put back: they stay counted by the store until its windows forget them.
+   * retired, or when they would take the holding past its size (it shrank meanwhile), the units are
+   * not put back: they stay counted by the store until its windows forget them.
    */
-  void undo(long cost) {
-    if (!retired) {
+  synchronized void undo(long cost) {
+    if (!retired && balance.get() + asked + cost <= size) {
       balance.addAndGet(cost);
       admitted.addAndGet(-cost);
     }
   }
 
-  /** Adds a take's units; false if the holding has retired (the caller gives them back). */
-  synchronized boolean add(Grant g, long nowMicros) {
-    if (retired) {
+  /**
+   * Starts a take when the balance is at half the size or less and none is in flight: the units
+   * to ask for, the size less the balance, or 0 for no take.
+   */
+  synchronized long startTake() {
+    long b = balance.get();
+    long want = size - b;
+    if (taking || retired || want <= 0 || b > size / 2) {
+      return 0;
+    }
+    taking = true;
+    asked = want;
+    returnOnLanding = false;
+    return want;
+  }
+
+  /**
+   * The take in flight ended: {@code g} is its answer, null if it failed (its units, if the store
+   * committed them, stay counted until its windows forget them). Adds the grant's units unless the
+   * holding retired or shrank since the take was asked for; false then, and the caller gives the
+   * grant back whole.
+   */
+  synchronized boolean landed(Grant g, long nowMicros) {
+    taking = false;
+    asked = 0;
+    if (g == null || g.units() == 0) {
+      return true;
+    }
+    if (retired || returnOnLanding) {
       return false;
     }
     grants.add(g);
@@ -100,6 +137,21 @@ final class Holding {
     lastTakeMicros = nowMicros;
     balance.addAndGet(g.units());
     return true;
+  }
+
+  /**
+   * Sets the size. The units held and asked for may not pass it: when the balance does, all of it
+   * is returned for a give-back (simpler than a part, and a shrink is rare); when a take in flight
+   * would take the holding past it, that take goes back whole when it lands. A take asked for under
+   * the old size is the one that could otherwise leave an instance holding more than its size.
+   */
+  synchronized List<Return> resize(long newSize) {
+    size = newSize;
+    List<Return> out = balance.get() > newSize ? drain() : List.of();
+    if (taking && balance.get() + asked > newSize) {
+      returnOnLanding = true;
+    }
+    return out;
   }
 
   /**

@@ -151,13 +151,13 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
       return null;
     }
     if (!h.tryConsume(item.cost(), now)) {
-      renew(h, size);
+      renew(h);
       if (!h.tryConsume(item.cost(), now)) {
         h.sent.addAndGet(item.cost());
         return null; // dry: the store decides this one exactly
       }
     }
-    renew(h, size);
+    renew(h);
     return h.admitted(item.cost());
   }
 
@@ -214,30 +214,26 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   }
 
   /** Starts a take up to the size if the balance is at half of it or less and none is in flight. */
-  private void renew(Holding h, long size) {
-    long want = size - h.balance();
-    if (want <= 0 || h.balance() > size / 2 || h.taking) {
-      return;
+  private void renew(Holding h) {
+    if (h.taking || h.balance() > h.size / 2) {
+      return; // the common case, without the holding's lock
     }
-    synchronized (h) {
-      if (h.taking || h.retired) {
-        return;
-      }
-      h.taking = true;
+    long want = h.startTake();
+    if (want <= 0) {
+      return;
     }
     CompletableFuture<Grants.Grant> take;
     try {
       take = grants.take(h.item(1), want).toCompletableFuture();
     } catch (RuntimeException e) {
-      h.taking = false;
+      h.landed(null, ticker.nowMicros());
       return;
     }
     take.whenComplete((g, err) -> {
-      h.taking = false;
       if (err == null) {
         events.emit(l -> l.onLeaseTake(h.rule.name(), g.units()));
       }
-      if (err == null && g.units() > 0 && !h.add(g, ticker.nowMicros())) {
+      if (!h.landed(err == null ? g : null, ticker.nowMicros())) {
         giveBack(h, List.of(new Holding.Return(g, g.units())));
       }
     });
@@ -373,10 +369,9 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
     }
     published = sizes;
     for (Holding h : book.values()) {
-      long size = sizeFor(h, now);
-      h.size = size;
-      if (h.balance() > size) {
-        giveBack(h, h.drain()); // shrunk: what is held beyond the new size goes back (all of it: simpler)
+      List<Holding.Return> back = h.resize(sizeFor(h, now));
+      if (!back.isEmpty()) {
+        giveBack(h, back);
       }
     }
   }
