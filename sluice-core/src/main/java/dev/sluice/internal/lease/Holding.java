@@ -42,13 +42,11 @@ final class Holding {
   private final List<Grant> grants = new ArrayList<>();
   /** Whether a take is in flight: one at a time per key; set under this. */
   volatile boolean taking;
-  /** The units the take in flight asked for; guarded by this. */
-  private long asked;
   /**
-   * Whether the take in flight goes back whole when it lands: it was asked for under a size since
-   * shrunk below what it would bring. Guarded by this.
+   * The units of the take in flight this holding may keep when it lands: what it asked for, cut
+   * when the size shrinks so that the balance and this never pass the size. Guarded by this.
    */
-  private boolean returnOnLanding;
+  private long claim;
   /** Whether the holding left the book: a grant that arrives now is given back at once. */
   volatile boolean retired;
   /** The store's report at the last take, null before the first. */
@@ -95,7 +93,7 @@ final class Holding {
    * not put back: they stay counted by the store until its windows forget them.
    */
   synchronized void undo(long cost) {
-    if (!retired && balance.get() + asked + cost <= size) {
+    if (!retired && balance.get() + claim + cost <= size) {
       balance.addAndGet(cost);
       admitted.addAndGet(-cost);
     }
@@ -112,45 +110,45 @@ final class Holding {
       return 0;
     }
     taking = true;
-    asked = want;
-    returnOnLanding = false;
+    claim = want;
     return want;
   }
 
   /**
    * The take in flight ended: {@code g} is its answer, null if it failed (its units, if the store
-   * committed them, stay counted until its windows forget them). Adds the grant's units unless the
-   * holding retired or shrank since the take was asked for; false then, and the caller gives the
-   * grant back whole.
+   * committed them, stay counted until its windows forget them). Keeps what the claim allows and
+   * returns the units of {@code g} to give back: none when it keeps them all; all of them once
+   * retired, or when a shrink left no claim; else the rest, and the units kept then have no grant
+   * to go back with (a grant is given back once): unused, they stay counted until the store's
+   * windows forget them.
    */
-  synchronized boolean landed(Grant g, long nowMicros) {
+  synchronized long landed(Grant g, long nowMicros) {
     taking = false;
-    asked = 0;
+    long keep = g == null || retired ? 0 : Math.min(g.units(), claim);
+    claim = 0;
     if (g == null || g.units() == 0) {
-      return true;
+      return 0;
     }
-    if (retired || returnOnLanding) {
-      return false;
-    }
-    grants.add(g);
     lastReport = g.report();
     lastTakeMicros = nowMicros;
-    balance.addAndGet(g.units());
-    return true;
+    if (keep == g.units()) {
+      grants.add(g);
+    }
+    balance.addAndGet(keep);
+    return g.units() - keep;
   }
 
   /**
-   * Sets the size. The units held and asked for may not pass it: when the balance does, all of it
-   * is returned for a give-back (simpler than a part, and a shrink is rare); when a take in flight
-   * would take the holding past it, that take goes back whole when it lands. A take asked for under
-   * the old size is the one that could otherwise leave an instance holding more than its size.
+   * Sets the size. The units held and those the take in flight may bring never pass it: when the
+   * balance does, all of it is returned for a give-back (simpler than a part, and a shrink is
+   * rare); the take in flight keeps at most what is left of the size when it lands. A take asked
+   * for under the old size could otherwise leave the instance holding more than its new size while
+   * the leader hands the difference to others.
    */
   synchronized List<Return> resize(long newSize) {
     size = newSize;
     List<Return> out = balance.get() > newSize ? drain() : List.of();
-    if (taking && balance.get() + asked > newSize) {
-      returnOnLanding = true;
-    }
+    claim = Math.min(claim, Math.max(0, newSize - balance.get()));
     return out;
   }
 
