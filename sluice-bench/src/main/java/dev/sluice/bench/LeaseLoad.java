@@ -53,6 +53,10 @@ public final class LeaseLoad {
       LeaseWorker.main(Arrays.copyOfRange(args, 1, args.length));
       return;
     }
+    if (args.length > 0 && args[0].equals("--reread")) {
+      reread(Arrays.copyOfRange(args, 1, args.length));
+      return;
+    }
     Map<String, String> m = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
@@ -82,5 +86,37 @@ public final class LeaseLoad {
     List<LeaseCase> chosen = cases.stream().flatMap(c -> LeaseCase.named(c, limit, demand, workers).stream()).toList();
     new LeaseRun(uri, reps, workers, chosen, raw,
         launcher.isBlank() ? List.of() : List.of(launcher.trim().split(" +"))).run();
+  }
+
+  /**
+   * {@code --reread [--limit N] FILE…}: the windows of raw records ({@code --raw}) measured again,
+   * one line per file: over every window (a token bucket's file: every span), the highest count
+   * by answer time, the highest a window certainly held, and the highest upper bound, ÷ the limit
+   * (default 1,000 per 1 s, as the run's).
+   */
+  static void reread(String[] args) throws java.io.IOException {
+    long limit = 1000;
+    int first = 0;
+    if (args.length >= 2 && args[0].equals("--limit")) {
+      limit = Long.parseLong(args[1]);
+      first = 2;
+    }
+    System.out.println("| file | max by answer time | certain | upper bound |");
+    System.out.println("|---|---:|---:|---:|");
+    for (String file : Arrays.copyOfRange(args, first, args.length)) {
+      Path p = Path.of(file);
+      dev.sluice.bench.lease.Windows w = dev.sluice.bench.lease.Windows.read(p);
+      int period = 1000;
+      // Windows end by the run's end: the record goes on for the tail of late answers.
+      int run = w.millis() - LeaseWorker.TAIL_MS;
+      double[] m;
+      if (p.getFileName().toString().contains("token_bucket")) {
+        m = w.tokenBucketMax(period, limit, run);
+      } else {
+        var r = w.sliding(period, limit, 0, run - period);
+        m = new double[] {r.max(), r.maxUpper(), r.maxLower()};
+      }
+      System.out.printf(java.util.Locale.ROOT, "| %s | %.4f | %.4f | %.4f |%n", p.getFileName(), m[0], m[2], m[1]);
+    }
   }
 }

@@ -7,10 +7,13 @@ import dev.sluice.spi.DenialSketches;
 import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyRecords;
 import dev.sluice.spi.Store;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -39,6 +42,9 @@ public final class FlakyStore implements Store {
   private volatile boolean shared;
 
   private boolean leases;
+  /** Stalled answers of the leased-mode calls, oldest first; guarded by itself. */
+  private final List<Held> held = new ArrayList<>();
+  private volatile Stall stall;
 
   public FlakyStore(Store behind) {
     this.behind = behind;
@@ -105,12 +111,72 @@ public final class FlakyStore implements Store {
               return new CompletableFuture<>();
             default:
               try {
-                return method.invoke(real, args);
+                return held(method.getName(), method.invoke(real, args));
               } catch (java.lang.reflect.InvocationTargetException e) {
                 throw e.getCause();
               }
           }
         }));
+  }
+
+  /**
+   * How answers of leased-mode calls are held back: the call reaches the store at once and the
+   * store does what it asks (a take commits its units), but its answer comes {@code millis} later
+   * on {@code ticker}, as from a stalled client or a slow network back; with {@code timesOut}
+   * the caller then gets a timeout instead of the answer, as from a client that gave up.
+   *
+   * @param calls the names of the {@code Grants} and {@code LeaseBoard} methods held ({@code take},
+   *     {@code giveBack}, {@code report}, …)
+   */
+  public record Stall(dev.sluice.Ticker ticker, long millis, Set<String> calls, boolean timesOut) {}
+
+  /** Holds the answers {@code s} names from now on; null answers at once again (held ones stay held). */
+  public FlakyStore stall(Stall s) {
+    this.stall = s;
+    return this;
+  }
+
+  /**
+   * Delivers the held answers that are due on the stall's clock, in the order the calls were made,
+   * on the calling thread; all of them with {@code all}. Returns how many were delivered.
+   */
+  public int deliver(boolean all) {
+    List<Held> due = new ArrayList<>();
+    synchronized (held) {
+      for (var it = held.iterator(); it.hasNext(); ) {
+        Held h = it.next();
+        if (all || h.stall.ticker().nowMicros() >= h.dueMicros) {
+          due.add(h);
+          it.remove();
+        }
+      }
+    }
+    for (Held h : due) {
+      h.answer.whenComplete((v, e) -> {
+        if (e != null) {
+          h.late.completeExceptionally(e);
+        } else if (h.stall.timesOut()) {
+          h.late.completeExceptionally(new TimeoutException("the store did not answer in time"));
+        } else {
+          h.late.complete(v);
+        }
+      });
+    }
+    return due.size();
+  }
+
+  private record Held(Stall stall, long dueMicros, CompletionStage<?> answer, CompletableFuture<Object> late) {}
+
+  private Object held(String method, Object answer) {
+    Stall s = stall;
+    if (s == null || !s.calls().contains(method) || !(answer instanceof CompletionStage<?> stage)) {
+      return answer;
+    }
+    CompletableFuture<Object> late = new CompletableFuture<>();
+    synchronized (held) {
+      held.add(new Held(s, s.ticker().nowMicros() + s.millis() * 1000, stage, late));
+    }
+    return late;
   }
 
   /** Leaves the store behind open when closed: it is shared with other limiters. */

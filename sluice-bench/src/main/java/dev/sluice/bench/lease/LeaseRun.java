@@ -57,14 +57,15 @@ public final class LeaseRun {
   }
 
   /**
-   * What one case measured in one repetition. Paced cases only: {@code maxAll} and its upper bound
-   * {@code maxAllUpper} over every window of the run (token bucket: every span), {@code steady} the
+   * What one case measured in one repetition. Paced cases only: {@code maxAll}, its upper bound
+   * {@code maxAllUpper} and the most a window certainly held {@code maxAllLower} over every window
+   * of the run (token bucket: every span), {@code steady} the
    * windows from 2 s (to the skew, if any), {@code afterSkew} those from 300 ms after it; null or
    * NaN otherwise.
    */
   record CaseResult(double decisionsPerSecond, double offeredPerSecond, long admitted, long denied, long dropped,
       long errors, long degraded, double scriptCallsPerDecision, double redisCpuMicrosPerDecision, double maxAll,
-      double maxAllUpper,      Windows.Range steady, Windows.Range afterSkew, String lag, String load) {}
+      double maxAllUpper, double maxAllLower, Windows.Range steady, Windows.Range afterSkew, String lag, String load) {}
 
   public void run() throws Exception {
     Standalone own = givenUri == null ? Standalone.start(Flavor.REDIS) : null;
@@ -78,7 +79,7 @@ public final class LeaseRun {
           + "window ÷ (L + d·L/P) over every span.");
       System.out.println();
       System.out.println("| rep | case | decisions/s | offered/s | admitted | denied | dropped | errors | degraded | script calls "
-          + "per decision | Redis CPU µs per decision | max, every window [upper bound] | steady min – max "
+          + "per decision | Redis CPU µs per decision | max, every window [certain – upper bound] | steady min – max "
           + "[lower bound] | after the skew min – max [lower bound] | bound width "
           + "| answer lag ms p50 / p99 / p99.9 / max (worst worker) | load before |");
       System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|---|");
@@ -220,6 +221,7 @@ public final class LeaseRun {
     double nan = Double.NaN;
     double maxAll = nan;
     double maxAllUpper = nan;
+    double maxAllLower = nan;
     Windows.Range steady = null;
     Windows.Range afterSkew = null;
     if (c.paced()) {
@@ -230,10 +232,12 @@ public final class LeaseRun {
         double[] tb = windows.tokenBucketMax(p, c.limit(), c.durationMs());
         maxAll = tb[0];
         maxAllUpper = tb[1];
+        maxAllLower = tb[2];
       } else {
         Windows.Range all = windows.sliding(p, c.limit(), 0, lastStart);
         maxAll = all.max();
         maxAllUpper = all.maxUpper();
+        maxAllLower = all.maxLower();
       }
       steady = windows.sliding(p, c.limit(), LeaseCase.STEADY_FROM_MS, c.skewed() ? c.skewAtMs() - p : lastStart);
       if (c.skewed()) {
@@ -243,7 +247,7 @@ public final class LeaseRun {
     return new CaseResult(decisions / seconds, offered / seconds, sum(ws, "admitted"), sum(ws, "denied"),
         sum(ws, "dropped"), sum(ws, "errors"), sum(ws, "degraded"),
         decisions == 0 ? nan : (double) scriptCalls / decisions,
-        decisions == 0 ? nan : redisCpuMicros / decisions, maxAll, maxAllUpper, steady, afterSkew,
+        decisions == 0 ? nan : redisCpuMicros / decisions, maxAll, maxAllUpper, maxAllLower, steady, afterSkew,
         c.paced() ? worst(ws, "lagP50") + " / " + worst(ws, "lagP99") + " / " + worst(ws, "lagP999") + " / "
             + worst(ws, "lagMax") : "—", load);
   }
@@ -273,7 +277,8 @@ public final class LeaseRun {
         rep, c.name(), r.decisionsPerSecond(), c.paced() ? String.format(Locale.ROOT, "%,.0f", r.offeredPerSecond())
             : "unpaced", r.admitted(), r.denied(), r.dropped(), r.errors(), r.degraded(), r.scriptCallsPerDecision(),
         r.redisCpuMicrosPerDecision(),
-        Double.isNaN(r.maxAll()) ? "—" : f(r.maxAll()) + " [" + f(r.maxAllUpper()) + "]", range(r.steady()),
+        Double.isNaN(r.maxAll()) ? "—" : f(r.maxAll()) + " [" + f(r.maxAllLower()) + " – " + f(r.maxAllUpper()) + "]",
+        range(r.steady()),
         range(r.afterSkew()), r.steady() == null ? "—" : f(r.steady().meanWidth()), r.lag(), r.load());
   }
 
@@ -294,17 +299,18 @@ public final class LeaseRun {
           median(ratios), Arrays.toString(Arrays.stream(ratios).map(x -> Math.round(x * 10) / 10.0).toArray()),
           median(exact, CaseResult::scriptCallsPerDecision), median(leased, CaseResult::scriptCallsPerDecision));
     }
-    System.out.println("| case | max, every window | its upper bound | steady min | its lower bound | steady max "
+    System.out.println("| case | max, every window | certain | its upper bound | steady min | its lower bound | steady max "
         + "| after the skew min | its lower bound | after the skew max | bound width | script calls per decision |");
-    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (Map.Entry<String, List<CaseResult>> e : results.entrySet()) {
       List<CaseResult> rs = e.getValue();
       if (rs.get(0).steady() == null) {
         continue;
       }
       boolean skew = rs.get(0).afterSkew() != null;
-      System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.4f |%n", e.getKey(),
-          f(median(rs, CaseResult::maxAll)), f(median(rs, CaseResult::maxAllUpper)),
+      System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.4f |%n", e.getKey(),
+          f(median(rs, CaseResult::maxAll)), f(median(rs, CaseResult::maxAllLower)),
+          f(median(rs, CaseResult::maxAllUpper)),
           f(median(rs, r -> r.steady().min())), f(median(rs, r -> r.steady().minLower())),
           f(median(rs, r -> r.steady().max())),
           skew ? f(median(rs, r -> r.afterSkew().min())) : "—",

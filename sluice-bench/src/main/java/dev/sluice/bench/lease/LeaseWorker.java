@@ -35,7 +35,7 @@ import java.util.function.LongSupplier;
  */
 public final class LeaseWorker {
   /** Admissions answered this long after the run are still recorded (their bins are not windowed). */
-  static final int TAIL_MS = 2_000;
+  public static final int TAIL_MS = 2_000;
   /** Wall-clock pacing step: fine against a 1 s window, coarse enough not to spin. */
   private static final long PACE_NANOS = 1_000_000;
   /** An unpaced driver yields this often so that, at real-time priority, it does not starve the rest. */

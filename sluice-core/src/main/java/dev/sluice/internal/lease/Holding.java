@@ -31,14 +31,22 @@ final class Holding {
   final AtomicLong admitted = new AtomicLong();
   /** Units of requests sent to the store since the last usage report: demand the size did not cover. */
   final AtomicLong sent = new AtomicLong();
-  /** The most units it may hold, as last set from the leader's sizes or the even share. */
+  /**
+   * The most units it may hold, as last set from the leader's sizes or the even share, counting
+   * the units of a take in flight; set under this ({@link #resize}).
+   */
   volatile long size;
   /** The limiter's clock at the last request for the key. */
   volatile long lastSeenMicros;
   /** Guarded by this. */
   private final List<Grant> grants = new ArrayList<>();
-  /** Whether a take is in flight: one at a time per key. */
+  /** Whether a take is in flight: one at a time per key; set under this. */
   volatile boolean taking;
+  /**
+   * The units of the take in flight this holding may keep when it lands: what it asked for, cut
+   * when the size shrinks so that the balance and this never pass the size. Guarded by this.
+   */
+  private long claim;
   /** Whether the holding left the book: a grant that arrives now is given back at once. */
   volatile boolean retired;
   /** The store's report at the last take, null before the first. */
@@ -81,25 +89,67 @@ final class Holding {
 
   /**
    * Puts back {@code cost} units a local admission took, its request having ended denied. Once
-   * retired the units are not put back: they stay counted by the store until its windows forget them.
+   * retired, or when they would take the holding past its size (it shrank meanwhile), the units are
+   * not put back: they stay counted by the store until its windows forget them.
    */
-  void undo(long cost) {
-    if (!retired) {
+  synchronized void undo(long cost) {
+    if (!retired && balance.get() + claim + cost <= size) {
       balance.addAndGet(cost);
       admitted.addAndGet(-cost);
     }
   }
 
-  /** Adds a take's units; false if the holding has retired (the caller gives them back). */
-  synchronized boolean add(Grant g, long nowMicros) {
-    if (retired) {
-      return false;
+  /**
+   * Starts a take when the balance is at half the size or less and none is in flight: the units
+   * to ask for, the size less the balance, or 0 for no take.
+   */
+  synchronized long startTake() {
+    long b = balance.get();
+    long want = size - b;
+    if (taking || retired || want <= 0 || b > size / 2) {
+      return 0;
     }
-    grants.add(g);
+    taking = true;
+    claim = want;
+    return want;
+  }
+
+  /**
+   * The take in flight ended: {@code g} is its answer, null if it failed (its units, if the store
+   * committed them, stay counted until its windows forget them). Keeps what the claim allows and
+   * returns the units of {@code g} to give back: none when it keeps them all; all of them once
+   * retired, or when a shrink left no claim; else the rest, and the units kept then have no grant
+   * to go back with (a grant is given back once): unused, they stay counted until the store's
+   * windows forget them.
+   */
+  synchronized long landed(Grant g, long nowMicros) {
+    taking = false;
+    long keep = g == null || retired ? 0 : Math.min(g.units(), claim);
+    claim = 0;
+    if (g == null || g.units() == 0) {
+      return 0;
+    }
     lastReport = g.report();
     lastTakeMicros = nowMicros;
-    balance.addAndGet(g.units());
-    return true;
+    if (keep == g.units()) {
+      grants.add(g);
+    }
+    balance.addAndGet(keep);
+    return g.units() - keep;
+  }
+
+  /**
+   * Sets the size. The units held and those the take in flight may bring never pass it: when the
+   * balance does, all of it is returned for a give-back (simpler than a part, and a shrink is
+   * rare); the take in flight keeps at most what is left of the size when it lands. A take asked
+   * for under the old size could otherwise leave the instance holding more than its new size while
+   * the leader hands the difference to others.
+   */
+  synchronized List<Return> resize(long newSize) {
+    size = newSize;
+    List<Return> out = balance.get() > newSize ? drain() : List.of();
+    claim = Math.min(claim, Math.max(0, newSize - balance.get()));
+    return out;
   }
 
   /**

@@ -12,16 +12,13 @@ import dev.sluice.spi.LeaseBoard;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -55,9 +52,7 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   private static final long TICK_MILLIS = 10;
 
   private final Grants grants;
-  private final LeaseBoard board;
   private final Ticker ticker;
-  private final String id;
   private final int maxKeys;
   private final Map<String, Holding> book = new ConcurrentHashMap<>();
   /** Guarded by {@code book}'s monitor. */
@@ -66,7 +61,6 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   /** Instances with a report on the board, this one included, as last answered; 1 until then. */
   private volatile int instances = 1;
   private volatile long lastReportMicros = Long.MIN_VALUE;
-  private final AtomicBoolean reporting = new AtomicBoolean();
   /** The sizes last published for this instance, by rule and key; empty when none are in force. */
   private volatile Map<String, Long> published = Map.of();
   /** Whether a report was answered yet: until then every key is decided exactly. */
@@ -75,10 +69,8 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   private volatile boolean leaderInForce;
   /** The limiter's clock when sizes published for this instance were last read. */
   private volatile long lastPublishSeenMicros = Long.MIN_VALUE;
-  private final LeaseLeader leader;
-  private final int maxKeyBytes;
-  private final AtomicBoolean cycling = new AtomicBoolean();
   private final LeaseEvents events;
+  private final LeaseHolder holder;
 
   /**
    * @param rules the rule in force by name (null if none): the leader sizes the keys of the rules
@@ -88,19 +80,14 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
       int maxKeyBytes, DecisionListener[] listeners) {
     this.events = new LeaseEvents(listeners);
     this.grants = grants;
-    this.board = board;
     this.ticker = ticker;
     this.maxKeys = maxKeys;
-    this.maxKeyBytes = maxKeyBytes;
-    byte[] random = new byte[8];
-    ThreadLocalRandom.current().nextBytes(random);
-    this.id = ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
-    this.leader = new LeaseLeader(board, id, rules, maxKeyBytes, events);
+    this.holder = new LeaseHolder(board, "", rules, maxKeyBytes, events);
   }
 
   /** This instance's id on the lease board. */
   public String id() {
-    return id;
+    return holder.id();
   }
 
   /**
@@ -151,13 +138,13 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
       return null;
     }
     if (!h.tryConsume(item.cost(), now)) {
-      renew(h, size);
+      renew(h);
       if (!h.tryConsume(item.cost(), now)) {
         h.sent.addAndGet(item.cost());
         return null; // dry: the store decides this one exactly
       }
     }
-    renew(h, size);
+    renew(h);
     return h.admitted(item.cost());
   }
 
@@ -214,31 +201,28 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   }
 
   /** Starts a take up to the size if the balance is at half of it or less and none is in flight. */
-  private void renew(Holding h, long size) {
-    long want = size - h.balance();
-    if (want <= 0 || h.balance() > size / 2 || h.taking) {
-      return;
+  private void renew(Holding h) {
+    if (h.taking || h.balance() > h.size / 2) {
+      return; // the common case, without the holding's lock
     }
-    synchronized (h) {
-      if (h.taking || h.retired) {
-        return;
-      }
-      h.taking = true;
+    long want = h.startTake();
+    if (want <= 0) {
+      return;
     }
     CompletableFuture<Grants.Grant> take;
     try {
       take = grants.take(h.item(1), want).toCompletableFuture();
     } catch (RuntimeException e) {
-      h.taking = false;
+      h.landed(null, ticker.nowMicros());
       return;
     }
     take.whenComplete((g, err) -> {
-      h.taking = false;
       if (err == null) {
         events.emit(l -> l.onLeaseTake(h.rule.name(), g.units()));
       }
-      if (err == null && g.units() > 0 && !h.add(g, ticker.nowMicros())) {
-        giveBack(h, List.of(new Holding.Return(g, g.units())));
+      long back = h.landed(err == null ? g : null, ticker.nowMicros());
+      if (back > 0) {
+        giveBack(h, List.of(new Holding.Return(g, back)));
       }
     });
   }
@@ -307,13 +291,21 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
    * leads, a leader cycle (campaign, rebalance, publish).
    */
   private void report(long now, long termMillis) {
-    if (!reporting.compareAndSet(false, true)) {
-      return;
-    }
+    long[] round = new long[2]; // keys and units held, for the listeners once the round is over
+    // The listeners hear last, so that one seeing it knows the round is over (on a store that
+    // answers at once, its leader cycle too).
+    holder.report(termMillis, () -> usage(now, round), (answer, published) -> adopt(answer, published,
+        ticker.nowMicros()), () -> events.emit(l -> l.onLeasesHeld((int) round[0], round[1])));
+  }
+
+  /**
+   * The usage report, per key: units admitted locally and units sent to the store (demand a size
+   * did not cover), both since the last report, the size in use and the units held; the hottest
+   * keys first. Puts the keys and the units held in {@code round}.
+   */
+  private byte[] usage(long now, long[] round) {
     long elapsed = lastReportMicros == Long.MIN_VALUE ? 0 : (now - lastReportMicros) / 1000;
     lastReportMicros = now;
-    // Per key: units admitted locally and units sent to the store (demand a size did not cover),
-    // both since the last report, the size in use and the units held; the hottest keys first.
     List<UsageReport.Entry> entries = new ArrayList<>();
     long held = 0;
     for (Holding h : book.values()) {
@@ -321,80 +313,42 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
       entries.add(new UsageReport.Entry(h.rule.name(), h.key, h.admitted.getAndSet(0), h.sent.getAndSet(0), h.size,
           h.balance()));
     }
-    int keys = entries.size();
-    long units = held;
+    round[0] = entries.size();
+    round[1] = held;
     entries.sort(Comparator.comparingLong((UsageReport.Entry e) -> -(e.admitted() + e.sent())));
     if (entries.size() > MAX_REPORTED_KEYS) {
       entries = entries.subList(0, MAX_REPORTED_KEYS);
     }
-    byte[] bytes = new UsageReport(elapsed, 0, entries).encode(LeaseBoard.MAX_ENTRY_BYTES).bytes();
-    try {
-      board.report(id, bytes, 2 * termMillis).whenComplete((answer, err) -> {
-        try {
-          if (err == null) {
-            adopt(answer, ticker.nowMicros());
-            LeaseBoard.Leader l = answer.leader();
-            if (!leaderInForce || id.equals(l.instance())) {
-              lead(termMillis);
-            }
-          } else if (leader.leads()) {
-            lead(termMillis); // its campaign fails too: it steps down rather than believe it leads
-          }
-        } finally {
-          reporting.set(false);
-          // Last, so that a listener seeing it knows the round is over (on a store that answers
-          // at once, its leader cycle too).
-          events.emit(l -> l.onLeasesHeld(keys, units));
-        }
-      });
-    } catch (RuntimeException e) {
-      reporting.set(false);
-    }
+    return new UsageReport(elapsed, 0, entries).encode(LeaseBoard.MAX_ENTRY_BYTES).bytes();
   }
 
   /** Takes the sizes and the leader a report's answer gives, resizing every key held. */
-  private void adopt(LeaseBoard.ReportAnswer answer, long now) {
+  private void adopt(LeaseBoard.ReportAnswer answer, SizeTable published, long now) {
     LeaseBoard.Leader l = answer.leader();
     leaderInForce = l.instance() != null && l.untilMillis() > l.nowMillis();
     instances = Math.max(1, answer.instances());
     answered = true;
     Map<String, Long> sizes = Map.of();
-    if (answer.sizes().length > 0) {
-      try {
-        Map<String, Long> read = new HashMap<>();
-        for (SizeTable.Entry e : SizeTable.decode(answer.sizes(), maxKeyBytes).entries()) {
-          read.put(e.rule() + '\u0000' + e.key(), e.size());
-        }
-        sizes = read;
-        lastPublishSeenMicros = now;
-      } catch (IllegalArgumentException e) {
-        LOG.log(System.Logger.Level.DEBUG, "sizes this instance cannot read: " + e.getMessage());
+    if (published != null) {
+      Map<String, Long> read = new HashMap<>();
+      for (SizeTable.Entry e : published.entries()) {
+        read.put(e.rule() + '\u0000' + e.key(), e.size());
       }
+      sizes = read;
+      lastPublishSeenMicros = now;
     }
-    published = sizes;
+    this.published = sizes;
     for (Holding h : book.values()) {
-      long size = sizeFor(h, now);
-      h.size = size;
-      if (h.balance() > size) {
-        giveBack(h, h.drain()); // shrunk: what is held beyond the new size goes back (all of it: simpler)
+      List<Holding.Return> back = h.resize(sizeFor(h, now));
+      if (!back.isEmpty()) {
+        giveBack(h, back);
       }
-    }
-  }
-
-  private void lead(long termMillis) {
-    if (!cycling.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      leader.cycle(termMillis).whenComplete((v, e) -> cycling.set(false));
-    } catch (RuntimeException e) {
-      cycling.set(false);
     }
   }
 
   /** Whether this instance led at its last leader cycle. */
   public boolean leads() {
-    return leader.leads();
+    return holder.leads();
   }
 
   /** Gives every unit held back, waiting at most a second for the store. */
@@ -407,9 +361,7 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
       }
     }
     List<CompletableFuture<Void>> all = new ArrayList<>();
-    if (cycling.compareAndSet(false, true)) {
-      all.add(leader.resign()); // another is elected at once; with a cycle in flight, when the term ends
-    }
+    all.add(holder.resign());
     for (Map.Entry<String, Holding> e : book.entrySet()) {
       Holding h = e.getValue();
       if (book.remove(e.getKey(), h)) {

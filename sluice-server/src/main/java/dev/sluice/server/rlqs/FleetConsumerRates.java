@@ -2,18 +2,15 @@ package dev.sluice.server.rlqs;
 
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
-import dev.sluice.internal.lease.LeaseLeader;
+import dev.sluice.internal.lease.LeaseHolder;
 import dev.sluice.internal.lease.SizeTable;
 import dev.sluice.internal.lease.UsageReport;
 import dev.sluice.server.config.ServiceConfig;
 import dev.sluice.spi.LeaseBoard;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -34,24 +31,16 @@ final class FleetConsumerRates implements ConsumerRates {
   private static final int MAX_KEY_BYTES = 4 * Sluice.DEFAULT_MAX_KEY_BYTES;
 
   private final LocalConsumerRates local = new LocalConsumerRates();
-  private final LeaseBoard board;
   private final Supplier<ServiceConfig> config;
-  private final String id;
-  private final LeaseLeader leader;
-  private final AtomicBoolean reporting = new AtomicBoolean();
-  private final AtomicBoolean cycling = new AtomicBoolean();
+  private final LeaseHolder holder;
   /** This service's share of each key's demand, in millionths, as last published; empty when none. */
   private volatile Map<String, Long> shares = Map.of();
   /** Touched by the sweeper's thread only. */
   private long lastReportMillis = Long.MIN_VALUE;
 
   FleetConsumerRates(LeaseBoard board, Supplier<ServiceConfig> config) {
-    this.board = board;
     this.config = config;
-    byte[] random = new byte[8];
-    ThreadLocalRandom.current().nextBytes(random);
-    this.id = ProcessHandle.current().pid() + "-rlqs-" + HexFormat.of().formatHex(random);
-    this.leader = new LeaseLeader(board, id, this::rule, MAX_KEY_BYTES);
+    this.holder = new LeaseHolder(board, "rlqs", this::rule, MAX_KEY_BYTES);
   }
 
   private Rule rule(String name) {
@@ -105,45 +94,22 @@ final class FleetConsumerRates implements ConsumerRates {
       long units = Math.round(e.getValue() * elapsed / 1000.0);
       entries.add(new UsageReport.Entry(e.getKey().rule(), e.getKey().key(), units, 0, 0, 0));
     }
-    if (entries.isEmpty() || (lastReportMillis != Long.MIN_VALUE && nowMillis - lastReportMillis < interval)
-        || !reporting.compareAndSet(false, true)) {
+    if (entries.isEmpty() || (lastReportMillis != Long.MIN_VALUE && nowMillis - lastReportMillis < interval)) {
       return;
     }
-    lastReportMillis = nowMillis;
     entries.sort((a, b) -> Long.compare(b.admitted(), a.admitted()));
-    byte[] bytes = new UsageReport(elapsed, 0, entries).encode(LeaseBoard.MAX_ENTRY_BYTES).bytes();
-    long termMillis = Math.max(1, term);
-    try {
-      board.report(id, bytes, 2 * termMillis).whenComplete((answer, err) -> {
-        try {
-          if (err == null) {
-            adopt(answer);
-          }
-        } finally {
-          reporting.set(false);
-        }
-        if (err == null) {
-          LeaseBoard.Leader l = answer.leader();
-          boolean inForce = l.instance() != null && l.untilMillis() > l.nowMillis();
-          if ((!inForce || id.equals(l.instance())) && cycling.compareAndSet(false, true)) {
-            leader.cycle(termMillis).whenComplete((v, e) -> cycling.set(false));
-          }
-        }
-      });
-    } catch (RuntimeException e) {
-      reporting.set(false);
-    }
+    holder.report(Math.max(1, term), () -> {
+      lastReportMillis = nowMillis;
+      return new UsageReport(elapsed, 0, entries).encode(LeaseBoard.MAX_ENTRY_BYTES).bytes();
+    }, (answer, published) -> adopt(published), () -> {});
   }
 
-  private void adopt(LeaseBoard.ReportAnswer answer) {
+  /** The shares published for this service; sizes of another version read as none: the whole rate. */
+  private void adopt(SizeTable published) {
     Map<String, Long> read = new HashMap<>();
-    if (answer.sizes().length > 0) {
-      try {
-        for (SizeTable.Entry s : SizeTable.decode(answer.sizes(), MAX_KEY_BYTES).entries()) {
-          read.put(s.rule() + '\u0000' + s.key(), s.share());
-        }
-      } catch (IllegalArgumentException e) {
-        // Sizes of another version: the whole rate until they are readable.
+    if (published != null) {
+      for (SizeTable.Entry s : published.entries()) {
+        read.put(s.rule() + '\u0000' + s.key(), s.share());
       }
     }
     shares = read;
@@ -151,8 +117,6 @@ final class FleetConsumerRates implements ConsumerRates {
 
   /** Resigns if it leads, so that another is elected at once. */
   void close() {
-    if (cycling.compareAndSet(false, true)) {
-      leader.resign();
-    }
+    holder.resign();
   }
 }
