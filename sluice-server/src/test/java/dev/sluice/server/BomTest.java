@@ -23,7 +23,7 @@ class BomTest {
   static final Path ROOT = Path.of("..");
   /** Built, never published: tests, benchmarks, and the BOM itself. */
   static final Set<String> UNPUBLISHED = Set.of("sluice-bom", "sluice-testkit", "sluice-bench", "sluice-redis-compat",
-      "examples/spring-boot", "examples/spring-boot-4.1");
+      "sluice-spring-boot-starter-4.1", "sluice-bench-boot", "examples/spring-boot", "examples/spring-boot-4.1");
 
   static Document read(Path pom) throws Exception {
     DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();

@@ -117,8 +117,8 @@ class RlqsAcrossServicesTest {
       rounds++;
       ticker.advance(Duration.ofMillis(1000));
       // The services report their streams' demand each report interval of the fake clock, on their
-      // sweeps (every 100 ms): give them a few.
-      Thread.sleep(300);
+      // sweeps (every 100 ms of real time): give them several, a loaded machine delays some.
+      Thread.sleep(1000);
       long allowedA = Math.min(300, (long) AbstractRlqsTest.rate(AbstractRlqsTest.tokenBucket(lastA)));
       long allowedB = Math.min(100, (long) AbstractRlqsTest.rate(AbstractRlqsTest.tokenBucket(lastB)));
       lastA = AbstractRlqsTest.only(a.exchange(usage(id, allowedA, 300 - allowedA, 1000)), id);
