@@ -11,14 +11,14 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /** Debian's headless Chromium through its chromedriver, in a profile of its own, for the dashboard's tests. */
-final class HeadlessChromium implements AutoCloseable {
+public final class HeadlessChromium implements AutoCloseable {
   static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   static final Path DRIVER = Path.of("/usr/bin/chromedriver");
 
-  final ChromeDriver driver;
+  public final ChromeDriver driver;
   private final Path profile;
 
-  HeadlessChromium(int width, int height) throws IOException {
+  public HeadlessChromium(int width, int height) throws IOException {
     for (Path p : new Path[] {CHROMIUM, DRIVER}) {
       if (!Files.isExecutable(p)) {
         throw new AssertionError(p + " is missing: the dashboard's browser tests need it "
