@@ -59,12 +59,7 @@ record DashboardView(List<Row> rows, Row others, int othersCount, long[] allTota
     matching.sort(Comparator.<Rule>comparingLong(r -> -recent.getOrDefault(r.name(), 0L))
         .thenComparingLong(r -> -traffic(s.totals().get(r.name())))
         .thenComparing(Rule::name));
-    Map<String, SourceFile> sourceOf = new HashMap<>();
-    for (SourceFile f : cfg.sources()) {
-      for (String name : f.rules()) {
-        sourceOf.putIfAbsent(name, f);
-      }
-    }
+    Map<String, SourceFile> sourceOf = sourcesOf(cfg);
     Map<String, List<String>> allow = cfg.rules().lists(ListKind.ALLOW);
     Map<String, List<String>> deny = cfg.rules().lists(ListKind.DENY);
     List<Row> rows = new ArrayList<>();
@@ -112,6 +107,24 @@ record DashboardView(List<Row> rows, Row others, int othersCount, long[] allTota
     return new DashboardView(rows, new Row(null, null, otherTotals, otherSeries, 0, 0),
         Math.max(0, matching.size() - count), all, cfg.rules().rules().size(), matching.size(), filter, reload,
         cfg.sources(), health, latency, denied);
+  }
+
+  /** The file of each rule, kept for the configuration in force: it changes only with a reload. */
+  private static volatile Map.Entry<ServiceConfig, Map<String, SourceFile>> sourcesInForce;
+
+  private static Map<String, SourceFile> sourcesOf(ServiceConfig cfg) {
+    Map.Entry<ServiceConfig, Map<String, SourceFile>> s = sourcesInForce;
+    if (s != null && s.getKey() == cfg) {
+      return s.getValue();
+    }
+    Map<String, SourceFile> sourceOf = new HashMap<>();
+    for (SourceFile f : cfg.sources()) {
+      for (String name : f.rules()) {
+        sourceOf.putIfAbsent(name, f);
+      }
+    }
+    sourcesInForce = Map.entry(cfg, sourceOf);
+    return sourceOf;
   }
 
   private static long traffic(long[] v) {
