@@ -17,6 +17,8 @@ import dev.sluice.server.envoy.EnvoyOptions;
 import dev.sluice.server.envoy.EnvoyRateLimitService;
 import dev.sluice.server.envoy.GrpcErrors;
 import dev.sluice.server.http.AdminGuard;
+import dev.sluice.server.http.DashboardApi;
+import dev.sluice.server.metrics.DecisionRates;
 import dev.sluice.server.http.HttpApi;
 import dev.sluice.server.rlqs.RateLimitQuotaService;
 import dev.sluice.spi.Grants;
@@ -157,6 +159,9 @@ public final class SluiceServer implements AutoCloseable {
     this.bound = address.getAddress().getHostAddress();
     new HttpApi(b.limiter, b.config, b.prometheus, b.maxBodyBytes, admin, b.storeHealth,
         b.store == null ? Optional.empty() : b.store.leaseBoard(), b.trustRequestTime).bind(sb);
+    // Without the limiter's decision counts (a server wired by hand), the page shows the rest.
+    new DashboardApi(b.limiter, b.config, b.rates == null ? new DecisionRates(Ticker.system()) : b.rates,
+        b.storeHealth, b.prometheus, admin).bind(sb);
     Grants grants = b.store == null ? null : b.store.grants().orElse(null);
     this.rlqs = grants == null ? null
         : new RateLimitQuotaService(b.config::current, grants, b.store.leaseBoard().orElse(null), b.ticker,
@@ -282,6 +287,7 @@ public final class SluiceServer implements AutoCloseable {
     private long maxBodyBytes = 64 * 1024;
     private String adminToken;
     private StoreHealth storeHealth;
+    private DecisionRates rates;
     private Store store;
     private Duration shutdownGrace = Duration.ZERO;
     private Duration drainTimeout = Duration.ofSeconds(15);
@@ -397,6 +403,12 @@ public final class SluiceServer implements AutoCloseable {
     /** The outcomes of the limiter's store calls (a listener of the limiter), for {@code /readyz}. */
     public Builder storeHealth(StoreHealth h) {
       this.storeHealth = h;
+      return this;
+    }
+
+    /** The limiter's decisions per rule over the last minutes (a listener of it), for the dashboard. */
+    public Builder decisionRates(DecisionRates r) {
+      this.rates = Objects.requireNonNull(r, "rates");
       return this;
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.config.ConfigException;
 import dev.sluice.spi.Store;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.envoy.EnvoyOptions;
+import dev.sluice.server.metrics.DecisionRates;
 import dev.sluice.server.metrics.DegradedDecisionLog;
 import dev.sluice.server.metrics.SluiceMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -203,6 +204,7 @@ public final class SluiceService implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     SluiceMetrics metrics = new SluiceMetrics(registry);
     StoreHealth health = new StoreHealth(Ticker.system());
+    DecisionRates rates = new DecisionRates(Ticker.system());
     metrics.watchStore(store);
     metrics.watchHealth(health);
     Sluice.Builder builder = Sluice.builder();
@@ -211,7 +213,7 @@ public final class SluiceService implements AutoCloseable {
     }
     RateLimiter limiter = builder.store(store).storeTimeout(s.storeTimeout())
         .denialCache(s.denialCacheKeys()).listener(metrics)
-        .listener(health).listener(new DegradedDecisionLog()).listener(FATAL_STORE_ERRORS).build();
+        .listener(health).listener(rates).listener(new DegradedDecisionLog()).listener(FATAL_STORE_ERRORS).build();
     ConfigReloader reloader;
     try {
       reloader = new ConfigReloader(s.config(), limiter, metrics, Clock.systemUTC(), s.envoy().mergeDomains());
@@ -223,7 +225,7 @@ public final class SluiceService implements AutoCloseable {
     SluiceServer server;
     try {
       server = SluiceServer.builder().limiter(limiter).config(reloader).envoy(s.envoy()).prometheus(registry).host(s.host())
-          .port(s.port()).adminToken(s.adminToken()).storeHealth(health).store(store)
+          .port(s.port()).adminToken(s.adminToken()).storeHealth(health).decisionRates(rates).store(store)
           .shutdownGrace(s.shutdownGrace()).drainTimeout(s.drainTimeout())
           .maxInFlight(s.maxInFlight()).maxConnections(s.maxConnections())
           .trustRequestTime(s.trustRequestTime()).build().start();

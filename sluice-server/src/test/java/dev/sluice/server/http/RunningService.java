@@ -35,8 +35,13 @@ final class RunningService implements AutoCloseable {
       .connectTimeout(Duration.ofSeconds(5)).build();
 
   RunningService(String adminToken) throws Exception {
+    this(adminToken, RULES);
+  }
+
+  /** With the rules of {@code yaml} instead. */
+  RunningService(String adminToken, String yaml) throws Exception {
     dir = Files.createTempDirectory("sluice-api");
-    Files.writeString(dir.resolve("limits.yaml"), RULES);
+    Files.writeString(dir.resolve("limits.yaml"), yaml);
     service = SluiceService.start(SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
         .withAdminToken(adminToken).withDrainTimeout(Duration.ofSeconds(1)), MemoryStore.create());
   }
