@@ -6,6 +6,7 @@ import dev.sluice.http.RateLimitProblem;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 
@@ -22,9 +23,15 @@ public final class DenialResponses {
 
   private final RateLimitHeaders fields = new RateLimitHeaders();
   private final boolean problemDetails;
+  private final SluiceProperties.Headers when;
 
   public DenialResponses(boolean problemDetails) {
+    this(problemDetails, SluiceProperties.Headers.ALWAYS);
+  }
+
+  public DenialResponses(boolean problemDetails, SluiceProperties.Headers when) {
     this.problemDetails = problemDetails;
+    this.when = when;
   }
 
   /** Whether denials have a problem body. */
@@ -35,16 +42,23 @@ public final class DenialResponses {
   /** The header fields that go with {@code d}, in order. */
   public Map<String, String> headers(Decision d) {
     Map<String, String> h = new LinkedHashMap<>(4);
-    RateLimitHeaders.Values v = fields.of(d);
-    if (!v.isEmpty()) {
-      h.put(POLICY, v.policy());
-      h.put(RATELIMIT, v.rateLimit());
+    headers(d, h::put);
+    return h;
+  }
+
+  /** Sets the header fields that go with {@code d} through {@code set}, in order. */
+  public void headers(Decision d, BiConsumer<String, String> set) {
+    if (when == SluiceProperties.Headers.ALWAYS || when == SluiceProperties.Headers.ON_DENIAL && !d.allowed()) {
+      RateLimitHeaders.Values v = fields.of(d);
+      if (!v.isEmpty()) {
+        set.accept(POLICY, v.policy());
+        set.accept(RATELIMIT, v.rateLimit());
+      }
     }
     long retry = RateLimitHeaders.retryAfterSeconds(d);
     if (retry >= 0) {
-      h.put(RETRY_AFTER, Long.toString(retry));
+      set.accept(RETRY_AFTER, Long.toString(retry));
     }
-    return h;
   }
 
   /** The status of a denial: 429, or 503 when the store failed and the failure mode denied. */

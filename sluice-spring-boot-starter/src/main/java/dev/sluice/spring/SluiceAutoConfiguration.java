@@ -97,7 +97,7 @@ public class SluiceAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   DenialResponses sluiceDenialResponses(SluiceProperties properties) {
-    return new DenialResponses(properties.getWeb().isProblemDetails());
+    return new DenialResponses(properties.getWeb().isProblemDetails(), properties.getWeb().getHeaders());
   }
 
   @Bean

@@ -122,6 +122,13 @@ public class SluiceProperties {
     /** The filter's order: after Spring Security's (-100), so that the principal is known. */
     private int filterOrder = 0;
 
+    /**
+     * When answers carry the {@code RateLimit-Policy} and {@code RateLimit} fields: {@code always}
+     * (the IETF draft's way: clients can slow down before they are denied), {@code on-denial}, or
+     * {@code never}. {@code Retry-After} is on every denial whatever this says.
+     */
+    private Headers headers = Headers.ALWAYS;
+
     public boolean isEnabled() {
       return enabled;
     }
@@ -169,6 +176,24 @@ public class SluiceProperties {
     public void setFilterOrder(int filterOrder) {
       this.filterOrder = filterOrder;
     }
+
+    public Headers getHeaders() {
+      return headers;
+    }
+
+    public void setHeaders(Headers headers) {
+      this.headers = headers;
+    }
+  }
+
+  /** When answers carry the RateLimit fields. */
+  public enum Headers {
+    /** On every decided request. */
+    ALWAYS,
+    /** On denials only. */
+    ON_DENIAL,
+    /** Never; denials still carry {@code Retry-After}. */
+    NEVER
   }
 
   /** One route: which requests, which operation, and where each attribute comes from. */

@@ -58,7 +58,7 @@ public final class SluiceServletFilter extends OncePerRequestFilter {
       write(response, DenialResponses.badRequest(detail));
       return;
     }
-    responses.headers(d).forEach(response::setHeader);
+    responses.headers(d, response::setHeader);
     if (!d.allowed()) {
       ProblemDetail problem = DenialResponses.problem(d);
       if (responses.problemDetails()) {

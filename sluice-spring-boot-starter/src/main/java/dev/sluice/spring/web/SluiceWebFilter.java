@@ -66,7 +66,7 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
   private Mono<Void> answer(ServerWebExchange exchange, WebFilterChain chain, Decision d) {
     ServerHttpResponse response = exchange.getResponse();
-    responses.headers(d).forEach(response.getHeaders()::set);
+    responses.headers(d, response.getHeaders()::set);
     if (!d.allowed()) {
       ProblemDetail problem = DenialResponses.problem(d);
       if (responses.problemDetails()) {
