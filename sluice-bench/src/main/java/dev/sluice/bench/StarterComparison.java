@@ -30,8 +30,11 @@ import java.util.regex.Pattern;
  * request answered, and latency quantiles, then the medians and the ratios with Sluice to
  * without.
  *
- * <p>Each repetition starts both applications afresh and loads each, unmeasured, until its JIT
- * compilers are quiet; then the two are measured one after the other, the first alternating
+ * <p>A third application, on by default, runs the filter with the RateLimit fields on denials only
+ * ({@code sluice.web.headers=on-denial}): the decision's cost without the fields' bytes.
+ *
+ * <p>Each repetition starts the applications afresh and loads each, unmeasured, until its JIT
+ * compilers are quiet; then they are measured one after the other, which goes first rotating
  * between repetitions, each run preceded by a short unmeasured one (the other process had the
  * caches). Every answer must be a 2xx, and the application with Sluice must answer with the
  * RateLimit fields and the one without must not, or the comparison stops.
@@ -48,7 +51,8 @@ import java.util.regex.Pattern;
  * ({@code -Xms512m -Xmx512m -XX:+UseG1GC}), {@code --sluice-jvm} extra flags for the application
  * with Sluice only (e.g. a JFR recording; empty), {@code --app-jar}
  * ({@code sluice-bench-boot/target/sluice-bench-boot.jar}), {@code --raw} a directory for wrk's
- * output of every run (none), {@code --wrk} (wrk).
+ * output of every run (none), {@code --wrk} (wrk), {@code --on-denial} whether a third application
+ * runs, with the filter but the RateLimit fields on denials only (true).
  */
 public final class StarterComparison {
   private StarterComparison() {}
@@ -67,6 +71,7 @@ public final class StarterComparison {
     o.put("sluice-jvm", "");
     o.put("raw", "");
     o.put("wrk", "wrk");
+    o.put("on-denial", "true");
     for (int i = 0; i < args.length; i += 2) {
       if (i + 1 >= args.length || !args[i].startsWith("--") || !o.containsKey(args[i].substring(2))) {
         throw new IllegalArgumentException("bad option '" + args[i] + "'; known, each with a value: " + o.keySet());
@@ -97,6 +102,9 @@ public final class StarterComparison {
       try {
         apps.add(App.start("sluice", o, List.of(), o.get("sluice-jvm"), dir));
         apps.add(App.start("off", o, List.of("--sluice.enabled=false"), "", dir));
+        if (Boolean.parseBoolean(o.get("on-denial"))) {
+          apps.add(App.start("on-denial", o, List.of("--sluice.web.headers=on-denial"), o.get("sluice-jvm"), dir));
+        }
         int[] warmed = new int[apps.size()];
         for (int i = 0; i < apps.size(); i++) {
           warmed[i] = warmUp(o, apps.get(i), lua);
@@ -189,22 +197,24 @@ public final class StarterComparison {
 
   /** Medians, their ratios with Sluice to without, and the range of the ratios within one repetition. */
   private static void summary(List<Run> runs) {
-    List<Run> on = runs.stream().filter(r -> r.app.equals("sluice")).toList();
     List<Run> off = runs.stream().filter(r -> r.app.equals("off")).toList();
-    System.out.println();
-    System.out.println("Medians of " + on.size() + " runs each; ratio = with Sluice / without, of the medians "
-        + "[the range of the ratios within one repetition].");
-    System.out.println();
-    System.out.println("| | with Sluice | without | ratio |");
-    System.out.println("|---|---:|---:|---:|");
-    row("requests/s", on.stream().mapToDouble(Run::rps).toArray(), off.stream().mapToDouble(Run::rps).toArray(),
-        "%,.0f");
-    row("CPU µs/request", on.stream().mapToDouble(Run::cpuMicros).toArray(),
-        off.stream().mapToDouble(Run::cpuMicros).toArray(), "%.1f");
-    row("p50 ms", on.stream().mapToDouble(Run::p50Millis).toArray(),
-        off.stream().mapToDouble(Run::p50Millis).toArray(), "%.2f");
-    row("p99 ms", on.stream().mapToDouble(Run::p99Millis).toArray(),
-        off.stream().mapToDouble(Run::p99Millis).toArray(), "%.2f");
+    for (String app : runs.stream().map(Run::app).filter(a -> !a.equals("off")).distinct().toList()) {
+      List<Run> on = runs.stream().filter(r -> r.app.equals(app)).toList();
+      System.out.println();
+      System.out.println("`" + app + "` against `off`: medians of " + on.size() + " runs each; ratio = with Sluice / "
+          + "without, of the medians [the range of the ratios within one repetition].");
+      System.out.println();
+      System.out.println("| | " + app + " | off | ratio |");
+      System.out.println("|---|---:|---:|---:|");
+      row("requests/s", on.stream().mapToDouble(Run::rps).toArray(), off.stream().mapToDouble(Run::rps).toArray(),
+          "%,.0f");
+      row("CPU µs/request", on.stream().mapToDouble(Run::cpuMicros).toArray(),
+          off.stream().mapToDouble(Run::cpuMicros).toArray(), "%.1f");
+      row("p50 ms", on.stream().mapToDouble(Run::p50Millis).toArray(),
+          off.stream().mapToDouble(Run::p50Millis).toArray(), "%.2f");
+      row("p99 ms", on.stream().mapToDouble(Run::p99Millis).toArray(),
+          off.stream().mapToDouble(Run::p99Millis).toArray(), "%.2f");
+    }
   }
 
   private static void row(String what, double[] on, double[] off, String format) {
@@ -265,11 +275,15 @@ public final class StarterComparison {
         }
         try {
           HttpResponse<String> r = http.send(probe, HttpResponse.BodyHandlers.ofString());
-          boolean limited = r.headers().firstValue("RateLimit-Policy").isPresent();
-          if (r.statusCode() != 200 || limited != name.equals("sluice")) {
+          boolean fields = r.headers().firstValue("RateLimit-Policy").isPresent();
+          if (r.statusCode() != 200 || fields != name.equals("sluice")) {
             app.close();
             throw new IllegalStateException(name + " answered " + r.statusCode() + " " + r.headers().map() + " "
                 + r.body());
+          }
+          if (name.equals("on-denial") && !deniesWithFields(http, probe)) {
+            app.close();
+            throw new IllegalStateException(name + " never denied the probe with the RateLimit fields");
           }
           return app;
         } catch (IOException notYet) {
@@ -279,6 +293,17 @@ public final class StarterComparison {
       }
       app.close();
       throw new IllegalStateException(name + " did not answer within 120 s");
+    }
+
+    /** Whether one user's requests are denied, within 700 (50 / 1 s and 600 / 60 s), with the fields. */
+    private static boolean deniesWithFields(HttpClient http, HttpRequest probe) throws Exception {
+      for (int i = 0; i < 700; i++) {
+        HttpResponse<String> r = http.send(probe, HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 429) {
+          return r.headers().firstValue("RateLimit-Policy").isPresent();
+        }
+      }
+      return false;
     }
 
     /** The methods the process's JIT compilers have compiled so far ({@code jstat -compiler}). */
