@@ -340,7 +340,7 @@
       return;
     }
     note.replaceChildren(el('span', f.live + (f.live === 1 ? ' live instance' : ' live instances'), 'fleet-live'),
-      el('span', ' share this store (heartbeats within the last 3 s).', 'meta'));
+      el('span', ' on this store (a heartbeat within the last 3 s).', 'meta'));
     $('fleet').classList.toggle('hidden', !f.instances);
     if (!f.instances) {
       body.replaceChildren();
