@@ -181,6 +181,20 @@ public interface RateLimiter extends AutoCloseable {
     throw new UnsupportedOperationException("this limiter keeps no policies");
   }
 
+  /**
+   * The limiters sharing this one's store, read from their heartbeats in it: how many are live,
+   * this limiter's id, and the {@code max} heard most recently. A limiter whose store is not shared
+   * (the memory store) or keeps no heartbeats is alone: it answers itself. Reading writes nothing.
+   * The stage fails with {@link IllegalArgumentException} if {@code max} is not from 1 to
+   * {@link FleetView#MAX_LISTED}, or with the store's error.
+   *
+   * @throws UnsupportedOperationException if this limiter does not know its fleet (a client of the
+   *     service)
+   */
+  default CompletionStage<FleetView> fleet(int max) {
+    throw new UnsupportedOperationException("this limiter does not know its fleet");
+  }
+
   /** The rules in force. */
   RuleSet rules();
 

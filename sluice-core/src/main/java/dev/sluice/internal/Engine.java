@@ -3,6 +3,7 @@ package dev.sluice.internal;
 import dev.sluice.Algorithm;
 import dev.sluice.Decision;
 import dev.sluice.DecisionListener;
+import dev.sluice.FleetView;
 import dev.sluice.OperationRequest;
 import dev.sluice.policy.Policies;
 import dev.sluice.RateLimiter;
@@ -10,6 +11,7 @@ import dev.sluice.Request;
 import dev.sluice.RuleSet;
 import dev.sluice.Sleeper;
 import dev.sluice.Ticker;
+import dev.sluice.internal.lease.LeaseHolder;
 import dev.sluice.internal.policy.DenialCache;
 import dev.sluice.internal.policy.DenialRecorder;
 import dev.sluice.internal.policy.EnginePolicies;
@@ -55,6 +57,10 @@ public final class Engine implements RateLimiter {
   /** Null when the store keeps no policy records. */
   private final EnginePolicies policies;
   private final LocalStage steps;
+  /** This limiter's id in the store: its heartbeats' and its leases'. */
+  private final String instanceId = LeaseHolder.newId("");
+  /** Null when the store is not shared or keeps no heartbeats. */
+  private final Fleet fleet;
 
   /** A limiter of what {@code c} holds; the store given is checked against the rules first. */
   public Engine(EngineConfig c) {
@@ -70,11 +76,13 @@ public final class Engine implements RateLimiter {
         new PolicyLog(ticker, listeners));
     this.denials = c.denialCacheKeys() > 0 && !store.isLocal() ? new DenialCache(c.denialCacheKeys()) : null;
     LocalStage steps = new LocalStage(LocalSteps.inOrder(policyCache, ticker, records != null, denials, listeners,
-        store, name -> rules().get(name), c.maxKeyBytes()), ticker);
+        store, name -> rules().get(name), c.maxKeyBytes(), instanceId), ticker);
     this.steps = steps;
     this.resolver = new Resolver(store, c.maxKeyBytes(), steps, c.rules());
     this.call = new StoreCall(store, c.storeTimeout().toMillis(), c.maxInFlight());
-    Fleet fleet = store.isLocal() ? null : store.membership().map(m -> new Fleet(m, ticker)).orElse(null);
+    Fleet fleet = store.isLocal() ? null : store.membership().map(m -> new Fleet(m, ticker, instanceId))
+        .orElse(null);
+    this.fleet = fleet;
     if (fleet != null) {
       policyCache.onTick(fleet::tick);
     }
@@ -225,6 +233,20 @@ public final class Engine implements RateLimiter {
     // Forgotten again once the store has reset: a denial it answered meanwhile predates the reset.
     denials.forget(rule, key);
     return store.reset(rule, key).whenComplete((v, err) -> denials.forget(rule, key));
+  }
+
+  /** A limiter whose store is not shared, or keeps no heartbeats, answers itself alone. */
+  @Override
+  public CompletionStage<FleetView> fleet(int max) {
+    if (max < 1 || max > FleetView.MAX_LISTED) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException(
+          "max must be from 1 to " + FleetView.MAX_LISTED + ", was " + max));
+    }
+    if (fleet == null) {
+      return CompletableFuture.completedFuture(new FleetView(instanceId, 1,
+          List.of(new FleetView.Instance(instanceId, 0))));
+    }
+    return fleet.view(max);
   }
 
   @Override

@@ -379,6 +379,24 @@ public final class MemoryPolicyStore implements PolicyRecords, DenialSketches, M
   }
 
   @Override
+  public synchronized CompletionStage<Members> members(long ttlMillis, int max) {
+    if (ttlMillis < 1 || max < 1) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException(
+          "ttl and max must be >= 1, were " + ttlMillis + " and " + max));
+    }
+    long now = nowMillis();
+    List<Member> heard = new ArrayList<>();
+    for (Map.Entry<String, Long> e : instances.entrySet()) {
+      if (e.getValue() > now - ttlMillis) {
+        heard.add(new Member(e.getKey(), e.getValue()));
+      }
+    }
+    heard.sort(Comparator.comparingLong(Member::lastSeenMillis).reversed().thenComparing(Member::instance));
+    return CompletableFuture.completedFuture(new Members(now, heard.size(), heard.subList(0, Math.min(max,
+        heard.size()))));
+  }
+
+  @Override
   public synchronized CompletionStage<Void> leave(String instance) {
     instances.remove(instance);
     return CompletableFuture.completedFuture(null);

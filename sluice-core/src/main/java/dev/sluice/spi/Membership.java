@@ -1,5 +1,7 @@
 package dev.sluice.spi;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -20,4 +22,28 @@ public interface Membership {
 
   /** Says that the limiter {@code instance} is closing: it is no longer counted. */
   CompletionStage<Void> leave(String instance);
+
+  /**
+   * The instances heard within the last {@code ttlMillis} ms, as {@link #heartbeat} counts them,
+   * read without writing anything: how many there are, and the {@code max} heard most recently,
+   * most recent first. A store that cannot list them fails the stage with
+   * {@link UnsupportedOperationException} (the default).
+   */
+  default CompletionStage<Members> members(long ttlMillis, int max) {
+    return CompletableFuture.failedFuture(new UnsupportedOperationException("this store lists no instances"));
+  }
+
+  /**
+   * @param nowMillis the store's clock when it answered
+   * @param count the instances heard within the ttl, those beyond {@code first} included
+   * @param first at most the number asked for, most recently heard first
+   */
+  record Members(long nowMillis, int count, List<Member> first) {
+    public Members {
+      first = List.copyOf(first);
+    }
+  }
+
+  /** An instance and its last heartbeat, on the store's clock. */
+  record Member(String instance, long lastSeenMillis) {}
 }

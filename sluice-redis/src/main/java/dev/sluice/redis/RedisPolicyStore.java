@@ -337,6 +337,28 @@ final class RedisPolicyStore implements PolicyRecords, DenialSketches, Membershi
     }
   }
 
+  /** Reads the set, writing nothing ({@code instances.lua}, {@code list}). */
+  @Override
+  public CompletionStage<Members> members(long ttlMillis, int max) {
+    try {
+      if (ttlMillis < 1 || max < 1) {
+        throw new IllegalArgumentException("ttl and max must be >= 1, were " + ttlMillis + " and " + max);
+      }
+      byte[][] args = {bytes("list"), bytes(Long.toString(ttlMillis)), bytes(Integer.toString(max))};
+      return INSTANCES.<List<Object>>run(link, ScriptOutputType.MULTI, new byte[][] {bytes(tag + "instances")}, args)
+          .handle(RedisPolicyStore::result)
+          .thenApply(read(reply -> {
+            List<Member> first = new ArrayList<>(reply.size() / 2);
+            for (int i = 2; i + 1 < reply.size(); i += 2) {
+              first.add(new Member(text(reply.get(i)), (Long) reply.get(i + 1)));
+            }
+            return new Members((Long) reply.get(0), ((Long) reply.get(1)).intValue(), first);
+          }));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   private static void checkInstance(String instance) {
     int n = bytes(instance).length;
     if (n == 0 || n > MAX_INSTANCE_BYTES) {

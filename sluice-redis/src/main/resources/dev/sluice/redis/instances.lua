@@ -7,6 +7,8 @@
 --                  returns how many are left (id among them). The set lives 2 ttl after the last
 --                  heartbeat, so nothing is left behind once every instance has stopped.
 --   'leave id'     forgets id (an instance that closes).
+--   'list ttl max' writes nothing: returns the server's time (ms), how many instances were heard
+--                  within ttl ms, then the max heard most recently, each its id and last heartbeat.
 
 local op = ARGV[1]
 
@@ -25,5 +27,18 @@ if op == 'beat' then
   return redis.call('ZCARD', KEYS[1])
 elseif op == 'leave' then
   return redis.call('ZREM', KEYS[1], ARGV[2])
+elseif op == 'list' then
+  local ttl = tonumber(ARGV[2])
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local from = '(' .. (now - ttl)
+  local out = {now, redis.call('ZCOUNT', KEYS[1], from, '+inf')}
+  local heard = redis.call('ZRANGE', KEYS[1], '+inf', from, 'BYSCORE', 'REV', 'LIMIT', 0, tonumber(ARGV[3]),
+    'WITHSCORES')
+  for i = 1, #heard, 2 do
+    out[#out + 1] = heard[i]
+    out[#out + 1] = tonumber(heard[i + 1])
+  end
+  return out
 end
 return redis.error_reply('unknown operation ' .. tostring(op))

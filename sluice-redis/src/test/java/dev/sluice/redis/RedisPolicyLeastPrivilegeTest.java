@@ -15,6 +15,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.Sluice;
+import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
 import dev.sluice.testkit.Flavor;
@@ -43,7 +44,7 @@ class RedisPolicyLeastPrivilegeTest {
 
   /** What policies add to the decisions' commands, as the doc gives them. */
   static final List<String> POLICY_COMMANDS = List.of("incr", "hget", "hset", "hdel", "hlen", "hmget", "zadd", "zrem",
-      "zcard", "zrange", "zrangebyscore", "zrangebylex", "zremrangebyrank", "lrange");
+      "zcard", "zcount", "zrange", "zrangebyscore", "zrangebylex", "zremrangebyrank", "lrange");
 
   private static String createUser(List<String> commands) {
     String user = "pol" + Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
@@ -182,6 +183,8 @@ class RedisPolicyLeastPrivilegeTest {
       assertThat(join(p.denials("r", 0, 2))).containsExactly("sketch/1 2 4 2\n2 0 1 x\n2 1 1 z\n");
       step = "heartbeat";
       assertThat(join(p.heartbeat("i1", 60_000))).isEqualTo(1);
+      step = "members";
+      assertThat(join(p.members(60_000, 10)).first()).extracting(Membership.Member::instance).containsExactly("i1");
       join(p.leave("i1"));
       return "";
     } catch (Throwable e) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.internal.policy.DenialSketch;
 import dev.sluice.spi.PolicyChanges;
+import dev.sluice.spi.Membership;
 import dev.sluice.spi.PolicyKind;
 import dev.sluice.spi.PolicyRecord;
 import dev.sluice.spi.PolicyRecords;
@@ -387,5 +388,31 @@ abstract class RedisPolicyStoreTestBase {
     String key = prefix + "{policies}:instances";
     assertThat((Long) commandFor(key, "PTTL", key)).isBetween(1L, 2 * minute);
     assertThatThrownBy(() -> join(policies.heartbeat("", minute))).hasMessageContaining("instance id");
+  }
+
+  @Test
+  void membersListsTheInstancesHeardMostRecentFirstBoundedAndWritesNothing() throws Exception {
+    long minute = 60_000;
+    join(policies.heartbeat("a", minute));
+    Thread.sleep(5);
+    join(policies.heartbeat("b", minute));
+    Thread.sleep(5);
+    join(policies.heartbeat("c", minute));
+    String key = prefix + "{policies}:instances";
+    Object ttlBefore = commandFor(key, "PTTL", key);
+    Membership.Members all = join(policies.members(minute, 10));
+    assertThat(all.count()).isEqualTo(3);
+    assertThat(all.first()).extracting(Membership.Member::instance).containsExactly("c", "b", "a");
+    assertThat(all.first().get(0).lastSeenMillis()).isBetween(all.nowMillis() - minute, all.nowMillis());
+    Membership.Members two = join(policies.members(minute, 2));
+    assertThat(two.count()).isEqualTo(3);
+    assertThat(two.first()).extracting(Membership.Member::instance).containsExactly("c", "b");
+    // Heard 300 ms ago or more: beyond a ttl of 250 ms, none is listed, and none was removed.
+    Thread.sleep(300);
+    Membership.Members none = join(policies.members(250, 10));
+    assertThat(none.count()).isZero();
+    assertThat(none.first()).isEmpty();
+    assertThat(join(policies.members(minute, 10)).count()).isEqualTo(3);
+    assertThat((Long) commandFor(key, "PTTL", key)).isLessThanOrEqualTo((Long) ttlBefore);
   }
 }

@@ -161,7 +161,7 @@ public final class SluiceServer implements AutoCloseable {
         b.store == null ? Optional.empty() : b.store.leaseBoard(), b.trustRequestTime).bind(sb);
     // Without the limiter's decision counts (a server wired by hand), the page shows the rest.
     new DashboardApi(b.limiter, b.config, b.rates == null ? new DecisionRates(Ticker.system()) : b.rates,
-        b.storeHealth, b.prometheus, admin).bind(sb);
+        b.storeHealth, b.prometheus, admin, b.store == null ? Optional.empty() : b.store.leaseBoard()).bind(sb);
     Grants grants = b.store == null ? null : b.store.grants().orElse(null);
     this.rlqs = grants == null ? null
         : new RateLimitQuotaService(b.config::current, grants, b.store.leaseBoard().orElse(null), b.ticker,

@@ -40,6 +40,19 @@ final class ServeProcess implements AutoCloseable {
         log);
   }
 
+  /**
+   * {@code sluice serve --host 127.0.0.1 --port 0 args} run from {@code workDir}, as an operator
+   * starts it from a deployment's directory: relative paths in {@code args} are read from there.
+   */
+  static ServeProcess serveIn(Path workDir, Path log, String... args) throws IOException {
+    List<String> cmd = new ArrayList<>(prefix());
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve", "--host",
+        "127.0.0.1", "--port", "0"));
+    cmd.addAll(List.of(args));
+    return new ServeProcess(new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start(), log);
+  }
+
   /** {@code java -jar jar args}, output to {@code log}: the shipped artifact rather than the test classpath. */
   static ServeProcess jar(Path log, Path jar, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>(prefix());

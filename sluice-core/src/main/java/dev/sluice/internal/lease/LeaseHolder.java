@@ -44,18 +44,27 @@ public final class LeaseHolder {
    * @param maxKeyBytes the longest key read back from the sizes and, as leader, from the reports
    */
   public LeaseHolder(LeaseBoard board, String tag, Function<String, Rule> rules, int maxKeyBytes) {
-    this(board, tag, rules, maxKeyBytes, new LeaseEvents(new DecisionListener[0]));
+    this(board, newId(tag), rules, maxKeyBytes, new LeaseEvents(new DecisionListener[0]));
   }
 
-  LeaseHolder(LeaseBoard board, String tag, Function<String, Rule> rules, int maxKeyBytes, LeaseEvents events) {
+  /** @param id the holder's id, made by {@link #newId} */
+  LeaseHolder(LeaseBoard board, String id, Function<String, Rule> rules, int maxKeyBytes, LeaseEvents events) {
     this.board = board;
     this.maxKeyBytes = maxKeyBytes;
+    this.id = id;
+    this.leader = new LeaseLeader(board, id, rules, maxKeyBytes, events);
+  }
+
+  /**
+   * An id for an instance in the store: the process and 64 random bits, so that (id, token) is
+   * unique; a limiter's heartbeats and leases go by the same one.
+   *
+   * @param tag tells holders of one process apart ({@code "rlqs"}); empty for none
+   */
+  public static String newId(String tag) {
     byte[] random = new byte[8];
     ThreadLocalRandom.current().nextBytes(random);
-    // Ids made as Fleet's: the process and 64 random bits, so that (id, token) is unique.
-    this.id = ProcessHandle.current().pid() + (tag.isEmpty() ? "-" : "-" + tag + "-")
-        + HexFormat.of().formatHex(random);
-    this.leader = new LeaseLeader(board, id, rules, maxKeyBytes, events);
+    return ProcessHandle.current().pid() + (tag.isEmpty() ? "-" : "-" + tag + "-") + HexFormat.of().formatHex(random);
   }
 
   /** This holder's id on the lease board. */

@@ -73,16 +73,17 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   private final LeaseHolder holder;
 
   /**
+   * @param id this instance's id on the board ({@link LeaseHolder#newId})
    * @param rules the rule in force by name (null if none): the leader sizes the keys of the rules
    *     it knows
    */
-  public LeaseStep(Grants grants, LeaseBoard board, Ticker ticker, int maxKeys, Function<String, Rule> rules,
-      int maxKeyBytes, DecisionListener[] listeners) {
+  public LeaseStep(Grants grants, LeaseBoard board, String id, Ticker ticker, int maxKeys,
+      Function<String, Rule> rules, int maxKeyBytes, DecisionListener[] listeners) {
     this.events = new LeaseEvents(listeners);
     this.grants = grants;
     this.ticker = ticker;
     this.maxKeys = maxKeys;
-    this.holder = new LeaseHolder(board, "", rules, maxKeyBytes, events);
+    this.holder = new LeaseHolder(board, id, rules, maxKeyBytes, events);
   }
 
   /** This instance's id on the lease board. */

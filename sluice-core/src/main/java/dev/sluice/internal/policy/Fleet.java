@@ -2,8 +2,11 @@ package dev.sluice.internal.policy;
 
 import dev.sluice.Ticker;
 import dev.sluice.spi.Membership;
-import java.util.HexFormat;
-import java.util.concurrent.ThreadLocalRandom;
+import dev.sluice.FleetView;
+import dev.sluice.internal.lease.LeaseHolder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,11 +35,25 @@ public final class Fleet {
   private volatile int live = 1;
 
   public Fleet(Membership store, Ticker ticker) {
+    this(store, ticker, LeaseHolder.newId(""));
+  }
+
+  /** @param id this instance's id in the store ({@link LeaseHolder#newId}) */
+  public Fleet(Membership store, Ticker ticker, String id) {
     this.store = store;
     this.ticker = ticker;
-    byte[] random = new byte[8];
-    ThreadLocalRandom.current().nextBytes(random);
-    this.id = ProcessHandle.current().pid() + "-" + HexFormat.of().formatHex(random);
+    this.id = id;
+  }
+
+  /** The fleet as the store lists it now: the {@code max} instances heard most recently. */
+  public CompletionStage<FleetView> view(int max) {
+    return store.members(TTL_MILLIS, max).thenApply(m -> {
+      List<FleetView.Instance> listed = new ArrayList<>(m.first().size());
+      for (Membership.Member x : m.first()) {
+        listed.add(new FleetView.Instance(x.instance(), Math.max(0, m.nowMillis() - x.lastSeenMillis())));
+      }
+      return new FleetView(id, m.count(), listed);
+    });
   }
 
   /** This instance's id in the store. */

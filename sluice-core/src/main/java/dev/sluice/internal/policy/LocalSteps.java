@@ -25,13 +25,13 @@ public final class LocalSteps {
    * @param maxKeyBytes the longest key, in bytes (what the leader reads of other instances' reports)
    */
   public static List<LocalStep> inOrder(PolicyCache cache, Ticker ticker, boolean records, DenialCache denials,
-      DecisionListener[] listeners, Store store, Function<String, Rule> rules, int maxKeyBytes) {
+      DecisionListener[] listeners, Store store, Function<String, Rule> rules, int maxKeyBytes, String instanceId) {
     List<LocalStep> steps = new ArrayList<>();
     steps.add(new AccessLists(cache));
     steps.add(new CachedBans(cache, ticker, records));
     steps.add(new LiveLimitStep(cache));
     if (store.grants().isPresent() && store.leaseBoard().isPresent()) {
-      steps.add(new LeaseStep(store.grants().get(), store.leaseBoard().get(), ticker, LeaseStep.MAX_KEYS, rules,
+      steps.add(new LeaseStep(store.grants().get(), store.leaseBoard().get(), instanceId, ticker, LeaseStep.MAX_KEYS, rules,
           maxKeyBytes, listeners));
     }
     if (denials != null) {

@@ -3,6 +3,7 @@ package dev.sluice.internal.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.FailureMode;
+import dev.sluice.FleetView;
 import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
@@ -119,6 +120,32 @@ class FleetTest {
       assertThat(((Engine) noPolicies).localShare()).isEqualTo(1.0);
       assertThat(((Engine) inMemory).localShare()).isEqualTo(1.0);
       assertThat(((Engine) given).localShare()).isEqualTo(0.25);
+    }
+  }
+
+  @Test
+  void theLimitersFleetListsTheInstancesHeardMostRecentFirstAndAnUnsharedStoreIsAlone() throws Exception {
+    Engine a = limiter();
+    Engine b = limiter();
+    beatUntil(() -> a.localShare() == 1.0 / 2 && b.localShare() == 1.0 / 2);
+    FleetView seen = join(a.fleet(10));
+    assertThat(seen.live()).isEqualTo(2);
+    assertThat(seen.instances()).extracting(FleetView.Instance::id)
+        .containsExactlyInAnyOrder(seen.self(), join(b.fleet(10)).self());
+    assertThat(seen.self()).isNotEqualTo(join(b.fleet(10)).self());
+    assertThat(seen.instances()).allSatisfy(i -> assertThat(i.lastHeartbeatAgeMillis()).isBetween(0L,
+        Fleet.TTL_MILLIS));
+    // Bounded: the count says how many there are beyond those listed.
+    FleetView one = join(a.fleet(1));
+    assertThat(one.live()).isEqualTo(2);
+    assertThat(one.instances()).hasSize(1);
+    assertThat(a.fleet(0)).failsWithin(Duration.ofSeconds(1)).withThrowableOfType(Exception.class)
+        .withMessageContaining("max must be from 1 to 1000, was 0");
+
+    try (RateLimiter inMemory = Sluice.builder().rules(local).ticker(ticker).build()) {
+      FleetView alone = join(inMemory.fleet(50));
+      assertThat(alone.live()).isEqualTo(1);
+      assertThat(alone.instances()).containsExactly(new FleetView.Instance(alone.self(), 0));
     }
   }
 

@@ -10,6 +10,7 @@ import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import dev.sluice.RateLimiter;
+import dev.sluice.Rule;
 import dev.sluice.policy.Ban;
 import dev.sluice.policy.KeyLimit;
 import dev.sluice.policy.Offender;
@@ -18,6 +19,7 @@ import dev.sluice.policy.Policies;
 import dev.sluice.server.StoreHealth;
 import dev.sluice.server.config.ConfigReloader;
 import dev.sluice.server.metrics.DecisionRates;
+import dev.sluice.spi.LeaseBoard;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +27,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +55,8 @@ public final class DashboardApi {
   /** Rules whose top denied keys are shown, the most denying ones, and keys each. */
   static final int TOP_RULES = 3;
   static final int TOP_KEYS = 10;
+  /** Instances of the fleet listed, most recently heard first. */
+  static final int FLEET_ROWS = 50;
   private static final Set<String> PARAMS = Set.of("rule", "count");
   /** The policies' answers wait this long at most: a slow store leaves the rest of the page live. */
   private static final long POLICY_TIMEOUT_MILLIS = 1_000;
@@ -68,9 +73,12 @@ public final class DashboardApi {
   private final StoreHealth storeHealth;
   private final MeterRegistry registry;
   private final AdminGuard admin;
+  private final Optional<LeaseBoard> leaseBoard;
 
+  /** @param leaseBoard the lease board of the limiter's store, for the leases shown; empty if none */
   public DashboardApi(RateLimiter limiter, ConfigReloader config, DecisionRates rates, StoreHealth storeHealth,
-      MeterRegistry registry, AdminGuard admin) {
+      MeterRegistry registry, AdminGuard admin, Optional<LeaseBoard> leaseBoard) {
+    this.leaseBoard = leaseBoard;
     this.limiter = limiter;
     this.config = config;
     this.rates = rates;
@@ -129,8 +137,19 @@ public final class DashboardApi {
     boolean keys = mayReadKeys(token);
     Policies policies = keys ? policiesOrNull() : null;
     DashboardJson.Admin adminState = new DashboardJson.Admin(!admin.refusesAll(), admin.needsToken(), keys);
+    List<Rule> leased = DashboardLeases.leased(config.current().rules().rules());
+    CompletableFuture<DashboardJson.Fleet> fleet = fleet();
+    // What this instance holds is found by its id: the leases are read once the fleet answered.
+    CompletableFuture<DashboardJson.Leases> leases = !keys || leased.isEmpty() || leaseBoard.isEmpty()
+        ? CompletableFuture.completedFuture(new DashboardJson.Leases(null, null, leased.size()))
+        : fleet.thenCompose(f -> DashboardLeases.read(leaseBoard.get(), leased, f.view() == null ? null
+            : f.view().self()))
+            .orTimeout(POLICY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+            .handle((v, err) -> err == null ? new DashboardJson.Leases(null, v, leased.size())
+                : new DashboardJson.Leases("the store did not answer: " + rootMessage(err), null, leased.size()));
     if (policies == null) {
-      return json(DashboardJson.write(view, adminState, null));
+      return HttpResponse.of(fleet.thenCombine(leases, (f, l) -> json(DashboardJson.write(view, adminState, null,
+          new DashboardJson.Panels(f, l)))));
     }
     CompletableFuture<Page<Ban>> bans = policies.bans(null, null, POLICY_PAGE).toCompletableFuture();
     CompletableFuture<Page<KeyLimit>> limits = policies.limits(null, null, POLICY_PAGE).toCompletableFuture();
@@ -155,8 +174,10 @@ public final class DashboardApi {
             }
             k = new DashboardJson.Keys(null, bans.join(), limits.join(), t);
           }
-          return json(DashboardJson.write(view, adminState, k));
-        });
+          return k;
+        })
+        .thenCompose(k -> fleet.thenCombine(leases, (f, l) -> json(DashboardJson.write(view, adminState, k,
+            new DashboardJson.Panels(f, l)))));
     return HttpResponse.of(out);
   }
 
@@ -166,6 +187,19 @@ public final class DashboardApi {
     }
     return t instanceof java.util.concurrent.TimeoutException ? "no answer within " + POLICY_TIMEOUT_MILLIS + " ms"
         : t.getClass().getSimpleName();
+  }
+
+  /** The fleet as the limiter lists it; never fails: a store that did not answer is said so. */
+  private CompletableFuture<DashboardJson.Fleet> fleet() {
+    CompletableFuture<dev.sluice.FleetView> f;
+    try {
+      f = limiter.fleet(FLEET_ROWS).toCompletableFuture();
+    } catch (UnsupportedOperationException e) {
+      return CompletableFuture.completedFuture(new DashboardJson.Fleet(null, null));
+    }
+    return f.orTimeout(POLICY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+        .handle((v, err) -> err == null ? new DashboardJson.Fleet(null, v)
+            : new DashboardJson.Fleet("the store did not answer: " + rootMessage(err), null));
   }
 
   private boolean mayReadKeys(String token) {

@@ -2,6 +2,7 @@ package dev.sluice.server.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.sluice.FleetView;
 import dev.sluice.Window;
 import dev.sluice.policy.Ban;
 import dev.sluice.policy.KeyLimit;
@@ -24,8 +25,15 @@ import java.util.List;
 final class DashboardJson {
   /** Bytes the rules' rows may take. */
   static final int RULES_BUDGET = 256 * 1024;
-  /** The largest answer: the rules' budget and the bounded lists of keys. */
-  static final int MAX_BYTES = 640 * 1024;
+  /** Bytes the leases may take, and the access lists' entries. */
+  static final int LEASES_BUDGET = 64 * 1024;
+  static final int LISTS_BUDGET = 64 * 1024;
+  /** Entries listed of each access list. */
+  static final int ENTRIES_PER_LIST = 100;
+  /** The longest text written of an instance id (the Redis store keeps ids of 256 bytes at most). */
+  static final int MAX_ID = 128;
+  /** The largest answer: the rules', leases' and lists' budgets and the bounded lists of keys. */
+  static final int MAX_BYTES = 832 * 1024;
   /** Windows listed per rule (a tier or override may hold more; the rules endpoint lists all). */
   static final int WINDOWS_PER_RULE = 8;
   /** The longest text written of a file name or an error. */
@@ -51,7 +59,16 @@ final class DashboardJson {
     }
   }
 
-  static byte[] write(DashboardView v, Admin admin, Keys keys) {
+  /** The fleet as the limiter lists it; both null when it knows none, {@code error} if the store did not answer. */
+  record Fleet(String error, FleetView view) {}
+
+  /** The leased rules in force, and what this instance holds of them when the caller may see keys. */
+  record Leases(String error, DashboardLeases.View view, int leasedRules) {}
+
+  /** The panels beside the rules and keys. */
+  record Panels(Fleet fleet, Leases leases) {}
+
+  static byte[] write(DashboardView v, Admin admin, Keys keys, Panels panels) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.writeStartObject();
@@ -71,6 +88,11 @@ final class DashboardJson {
       writeStore(g, v);
       if (keys != null) {
         writeKeys(g, keys);
+      }
+      DashboardPanelsJson.fleet(g, panels.fleet(), admin.keysVisible());
+      DashboardPanelsJson.leases(g, panels.leases(), admin.keysVisible(), out);
+      if (admin.keysVisible()) {
+        DashboardPanelsJson.lists(g, v, out);
       }
       g.writeEndObject();
     } catch (IOException e) {
@@ -108,8 +130,8 @@ final class DashboardJson {
       if (r.source() != null) {
         g.writeStringField("source", clip(r.source()));
       }
-      g.writeNumberField("allowList", r.allowEntries());
-      g.writeNumberField("denyList", r.denyEntries());
+      g.writeNumberField("allowList", r.allow().size());
+      g.writeNumberField("denyList", r.deny().size());
       g.writeFieldName("totals");
       counts(g, r.totals());
       series(g, r.series());
@@ -241,7 +263,7 @@ final class DashboardJson {
     g.writeEndArray();
   }
 
-  private static String clip(String s) {
+  static String clip(String s) {
     return s.length() <= MAX_TEXT ? s : s.substring(0, MAX_TEXT) + "...";
   }
 }

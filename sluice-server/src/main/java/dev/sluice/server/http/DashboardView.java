@@ -30,8 +30,10 @@ record DashboardView(List<Row> rows, Row others, int othersCount, long[] allTota
    * @param source the file that defines it, or null
    * @param totals counts since the start ({@link DecisionRates}'s fields)
    * @param series counts per bucket, oldest first
+   * @param allow the entries of its configured allow list
+   * @param deny the entries of its configured deny list
    */
-  record Row(Rule rule, String source, long[] totals, long[][] series, int allowEntries, int denyEntries) {}
+  record Row(Rule rule, String source, long[] totals, long[][] series, List<String> allow, List<String> deny) {}
 
   static DashboardView of(DecisionRates.Snapshot s, ServiceConfig cfg, ConfigReloader.Status reload, String filter,
       int count, StoreHealth.Status health, StoreLatency latency) {
@@ -73,7 +75,7 @@ record DashboardView(List<Row> rows, Row others, int othersCount, long[] allTota
         SourceFile f = sourceOf.get(r.name());
         rows.add(new Row(r, f == null ? null : f.file(), totals,
             series == null ? new long[DecisionRates.BUCKETS][5] : series,
-            allow.getOrDefault(r.name(), List.of()).size(), deny.getOrDefault(r.name(), List.of()).size()));
+            allow.getOrDefault(r.name(), List.of()), deny.getOrDefault(r.name(), List.of())));
       } else {
         add(otherTotals, totals);
         if (series != null) {
@@ -104,7 +106,7 @@ record DashboardView(List<Row> rows, Row others, int othersCount, long[] allTota
         denied.put(r.name(), new long[] {inRing, t[DecisionRates.DENIED]});
       }
     }
-    return new DashboardView(rows, new Row(null, null, otherTotals, otherSeries, 0, 0),
+    return new DashboardView(rows, new Row(null, null, otherTotals, otherSeries, List.of(), List.of()),
         Math.max(0, matching.size() - count), all, cfg.rules().rules().size(), matching.size(), filter, reload,
         cfg.sources(), health, latency, denied);
   }

@@ -176,7 +176,7 @@
     $('keys').classList.toggle('hidden', !visible);
     if (!d.admin.keysVisible) {
       $('keys-note').textContent = d.admin.enabled
-        ? 'Top denied keys, bans and live limits name keys: they are shown with the admin token, as the admin API shows them.'
+        ? 'Top denied keys, bans, live limits and access lists name keys: they are shown with the admin token, as the admin API shows them.'
         : 'The admin API is off (the service listens beyond loopback without an admin token): keys are not shown.';
       return;
     }
@@ -241,6 +241,122 @@
       : keys.limits.more ? 'More live limits: GET /v1/limits lists them all.' : '';
   }
 
+  function renderLists(d) {
+    const lists = d.lists;
+    if (!lists) return;
+    $('lists').tBodies[0].replaceChildren(...lists.items.map((l) => {
+      const tr = el('tr');
+      tr.dataset.rule = l.rule;
+      tr.dataset.list = l.list;
+      tr.appendChild(el('td', l.rule, 'text'));
+      tr.appendChild(el('td', l.list, 'text'));
+      tr.appendChild(el('td', l.entries.join(', ') + (l.more > 0 ? ' … and ' + l.more + ' more' : ''), 'key'));
+      return tr;
+    }));
+    $('lists-more').textContent = (lists.items.length === 0 ? 'No configured list in the rules shown. ' : '')
+      + (lists.truncated ? 'Cut to the answer\'s bound. ' : '')
+      + 'Entries added at run time: GET /v1/lists/{allow|deny}/{rule}.';
+  }
+
+  function renderLeases(d) {
+    const l = d.leases;
+    const body = $('leases').tBodies[0];
+    const note = $('leases-note');
+    note.className = 'meta';
+    if (!l || l.leasedRules === 0) {
+      body.replaceChildren();
+      $('leases').classList.add('hidden');
+      note.textContent = 'No rule is leased (mode: leased): every key is decided by the store.';
+      return;
+    }
+    if (!d.admin.keysVisible || l.rules === undefined) {
+      body.replaceChildren();
+      $('leases').classList.add('hidden');
+      if (l.error) {
+        note.className = 'bad';
+        note.textContent = 'Leases unavailable: ' + l.error;
+      } else {
+        note.textContent = l.leasedRules + ' leased rule(s). Leased keys are shown with the admin token, as GET /v1/leases shows them.';
+      }
+      return;
+    }
+    $('leases').classList.remove('hidden');
+    const leader = l.leader ? 'leader ' + l.leader.instance + (l.leader.self ? ' (this instance)' : '')
+      + ', term left ' + Math.round(l.leader.termLeftMs / 1000) + ' s' : 'no leader';
+    note.textContent = l.leasedRules + ' leased rule(s); ' + leader + '; ' + l.instances
+      + ' instance(s) reporting. Counts are this instance\'s last report'
+      + (l.reported ? ' (' + l.intervalMs + ' ms).' : ': none read yet.')
+      + (l.partial ? ' Not every report was read.' : '') + (l.truncated ? ' Cut to the answer\'s bound.' : '');
+    const rows = [];
+    for (const r of l.rules) {
+      if (r.keys.length === 0) {
+        const tr = el('tr');
+        tr.dataset.rule = r.name;
+        tr.appendChild(el('td', r.name, 'text'));
+        const c = el('td', 'no key leased here', 'text meta');
+        c.colSpan = 6;
+        tr.appendChild(c);
+        rows.push(tr);
+      }
+      for (const k of r.keys) {
+        const tr = el('tr');
+        tr.dataset.rule = r.name;
+        tr.dataset.key = k.key;
+        tr.appendChild(el('td', r.name, 'text'));
+        tr.appendChild(el('td', k.key, 'key'));
+        tr.appendChild(el('td', k.held, 'held'));
+        tr.appendChild(el('td', k.sizeInUse, 'size'));
+        tr.appendChild(el('td', k.admitted));
+        tr.appendChild(el('td', k.sentToStore));
+        tr.appendChild(el('td', k.budget));
+        rows.push(tr);
+      }
+      if (r.keysReported > r.keys.length) {
+        const tr = el('tr', null, 'others');
+        tr.appendChild(el('td', r.name, 'text'));
+        const c = el('td', 'and ' + (r.keysReported - r.keys.length) + ' more keys (' + r.unitsHeld
+          + ' units held in all): GET /v1/leases?rule=' + r.name, 'text meta');
+        c.colSpan = 6;
+        tr.appendChild(c);
+        rows.push(tr);
+      }
+    }
+    body.replaceChildren(...rows);
+  }
+
+  function age(ms) {
+    return ms < 1000 ? ms + ' ms ago' : (ms / 1000).toFixed(1) + ' s ago';
+  }
+
+  function renderFleet(d) {
+    const f = d.fleet;
+    $('fleet-section').classList.toggle('hidden', !f);
+    if (!f) return;
+    const note = $('fleet-note');
+    const body = $('fleet').tBodies[0];
+    if (f.error) {
+      note.replaceChildren(el('span', 'Fleet unavailable: ' + f.error, 'bad'));
+      body.replaceChildren();
+      return;
+    }
+    note.replaceChildren(el('span', f.live + (f.live === 1 ? ' live instance' : ' live instances'), 'fleet-live'),
+      el('span', ' on this store (a heartbeat within the last 3 s).', 'meta'));
+    $('fleet').classList.toggle('hidden', !f.instances);
+    if (!f.instances) {
+      body.replaceChildren();
+      $('fleet-more').textContent = 'Instance ids are shown with the admin token.';
+      return;
+    }
+    body.replaceChildren(...f.instances.map((i) => {
+      const tr = el('tr', null, i.self ? 'self' : null);
+      tr.dataset.instance = i.id;
+      tr.appendChild(el('td', i.id + (i.self ? ' (this instance)' : ''), 'text'));
+      tr.appendChild(el('td', age(i.lastHeartbeatAgeMs)));
+      return tr;
+    }));
+    $('fleet-more').textContent = f.more > 0 ? 'and ' + f.more + ' more' : '';
+  }
+
   function renderConfig(d) {
     const c = d.config;
     const p = $('config');
@@ -298,6 +414,9 @@
       renderAdmin(d);
       renderRules(d);
       renderKeys(d);
+      renderLists(d);
+      renderLeases(d);
+      renderFleet(d);
       renderConfig(d);
       renderStore(d);
       updates++;

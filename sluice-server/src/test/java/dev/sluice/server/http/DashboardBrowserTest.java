@@ -196,29 +196,4 @@ class DashboardBrowserTest {
       assertThat(admin("GET", "/v1/limits/tiny/limited", null).statusCode()).isEqualTo(200);
     }
   }
-
-  @Test
-  void theDashboardScreenshotIsMadeHere() throws Exception {
-    for (int i = 0; i < 40; i++) {
-      acquire("api.call", "user:" + (i % 7), 3);
-      acquire("tiny", "ip:10.0.0." + (i % 5), 2);
-    }
-    admin("PUT", "/v1/bans/tiny/ip:10.0.0.66", "{\"for\":\"1h\"}");
-    admin("PUT", "/v1/limits/api.call/user:vip", "{\"windows\":[{\"limit\":5000,\"period\":\"1h\"}]}");
-    try (HeadlessChromium b = new HeadlessChromium(1300, 1100)) {
-      b.driver.get(url());
-      useToken(b, TOKEN);
-      waiting(b, Duration.ofSeconds(10)).until(d -> !d.findElements(By.cssSelector("#top table")).isEmpty());
-      Thread.sleep(1_500);
-      for (int i = 0; i < 20; i++) {
-        acquire("api.call", "user:" + (i % 7), 2);
-        acquire("tiny", "ip:10.0.0." + (i % 5), 1);
-      }
-      waiting(b, Duration.ofSeconds(10)).until(d -> d.findElements(By.cssSelector("#rules polyline")).size() >= 2);
-      Files.createDirectories(IMAGES);
-      byte[] png = b.driver.getScreenshotAs(OutputType.BYTES);
-      Files.write(IMAGES.resolve("dashboard.png"), png);
-      assertThat(png.length).isGreaterThan(10_000);
-    }
-  }
 }
