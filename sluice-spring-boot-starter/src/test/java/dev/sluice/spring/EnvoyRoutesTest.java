@@ -134,6 +134,41 @@ class EnvoyRoutesTest {
   }
 
   @Test
+  void quotaModeLimitsDenyOnlyWhenAllOfTheRequestsAreOverAndAnOversizeValueIsA400(@TempDir Path dir)
+      throws Exception {
+    Files.writeString(dir.resolve("edge.yaml"), EDGE);
+    Files.writeString(dir.resolve("quota.yaml"), """
+        domain: quota
+        descriptors:
+          - key: q1
+            quota_mode: true
+            rate_limit: {unit: minute, requests_per_unit: 1}
+          - key: q2
+            quota_mode: true
+            rate_limit: {unit: minute, requests_per_unit: 2}
+        """);
+    try (ConfigurableApplicationContext app = start(MvcApp.class, WebApplicationType.SERVLET, dir,
+        "sluice.web.routes[2].path=/by-header",
+        "sluice.web.routes[2].domain=quota",
+        "sluice.web.routes[2].descriptors[0].q1=value:a",
+        "sluice.web.routes[2].descriptors[1].q2=value:b")) {
+      int port = WebApps.port(app);
+      assertThat(Http.get(port, "/by-header").statusCode()).isEqualTo(200);
+      // q1 is over its limit, q2 is not: a quota-mode limit alone denies nothing.
+      assertThat(Http.get(port, "/by-header").statusCode()).isEqualTo(200);
+      HttpResponse<String> denied = Http.get(port, "/by-header");
+      assertThat(denied.statusCode()).isEqualTo(429);
+      assertThat(Http.json(denied).get("violated-policies").toString())
+          .isEqualTo("[\"envoy:quota/q1.60s\",\"envoy:quota/q2.60s\"]");
+
+      HttpResponse<String> tooLong = Http.get(port, "/api/items", "X-User", "u".repeat(600));
+      assertThat(tooLong.statusCode()).isEqualTo(400);
+      assertThat(tooLong.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+      assertThat(Http.json(tooLong).get("detail").asText()).startsWith("the request cannot be rate limited");
+    }
+  }
+
+  @Test
   void aReloadOfTheEnvoyFileChangesTheLimitAndABadOneIsRejected(@TempDir Path dir) throws Exception {
     Path file = Files.writeString(dir.resolve("edge.yaml"), EDGE);
     try (ConfigurableApplicationContext app = start(MvcApp.class, WebApplicationType.SERVLET, dir,

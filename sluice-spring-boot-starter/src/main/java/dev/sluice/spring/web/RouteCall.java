@@ -7,10 +7,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * What a matched route decides for one request: its operation, or its Envoy descriptors. A null
- * decision lets the request through untouched (no descriptor met a limit).
- *
- * @throws IllegalArgumentException from either method, for what the request carries (a missing
- *     attribute, a value too long for a key): the filters answer 400
+ * decision lets the request through untouched (no descriptor met a limit). Either method may
+ * throw, or complete with, an {@link IllegalArgumentException} for what the request carries (a
+ * missing attribute, a value too long for a key): the filters answer it with a 400.
  */
 interface RouteCall {
   Decision decide(RateLimiter limiter);
