@@ -125,6 +125,8 @@ class EnvoyRoutesTest {
       assertThat(denied.statusCode()).isEqualTo(429);
       JsonNode p = Http.json(denied);
       assertThat(p.get("detail").asText()).contains("envoy:edge/blocked.3600s: 0 per 3600s, the cost can never fit");
+      // It never fits: no time to come back after.
+      assertThat(denied.headers().firstValue("Retry-After")).isEmpty();
       // The request was denied: the other limit it met only looked, and consumed nothing.
       for (int i = 0; i < 3; i++) {
         assertThat(Http.get(port, "/addr").statusCode()).isEqualTo(200);
