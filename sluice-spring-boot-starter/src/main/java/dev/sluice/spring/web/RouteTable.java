@@ -76,15 +76,17 @@ public final class RouteTable {
         throw new SluiceConfigurationException(where + ".path '" + r.getPath() + "' is not a path pattern: "
             + e.getMessage(), "Write the pattern as Spring MVC and WebFlux do: /api/**, /users/{id}.");
       }
+      // "descriptors:" written with nothing under it binds as null.
+      List<Map<String, String>> descriptors = r.getDescriptors() == null ? List.of() : r.getDescriptors();
       boolean hasOperation = r.getOperation() != null && !r.getOperation().isBlank();
       boolean hasDomain = r.getDomain() != null && !r.getDomain().isBlank();
-      if (hasOperation && (hasDomain || !r.getDescriptors().isEmpty())) {
+      if (hasOperation && (hasDomain || !descriptors.isEmpty())) {
         throw new SluiceConfigurationException(where + " gives both an operation ('" + r.getOperation()
             + "') and an Envoy " + (hasDomain ? "domain ('" + r.getDomain() + "')" : "route's descriptors"),
             "Give a route either operation (with attributes) or domain and descriptors, not both.");
       }
       if (!hasOperation && !hasDomain) {
-        throw new SluiceConfigurationException(where + (r.getDescriptors().isEmpty() ? ".operation is missing"
+        throw new SluiceConfigurationException(where + (descriptors.isEmpty() ? ".operation is missing"
             : " has descriptors but no domain"), "Name the operation that requests matching " + r.getPath()
             + " run, or the Envoy domain (of a file in sluice.config) and the descriptors they send to it.");
       }
@@ -113,7 +115,7 @@ public final class RouteTable {
       }
       EnvoyRoute envoy = null;
       if (hasDomain) {
-        envoy = EnvoyRoute.of(where, r.getDomain(), r.getDescriptors(), domains, r.getCost());
+        envoy = EnvoyRoute.of(where, r.getDomain(), descriptors, domains, r.getCost());
         for (EnvoyRoute.Descriptor d : envoy.descriptors()) {
           for (int k = 0; k < d.sources().size(); k++) {
             checkVariable(d.sources().get(k), pattern, r.getPath(), where + ".descriptors." + d.keys().get(k));
