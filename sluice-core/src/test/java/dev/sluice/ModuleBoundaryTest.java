@@ -85,6 +85,24 @@ class ModuleBoundaryTest {
   }
 
   @Test
+  void aConsumerModuleReadsEnvoyFilesWithTheCoreAndItsYamlReaderAlone() throws IOException {
+    String result = compile("""
+        import dev.sluice.config.envoy.EnvoyConfigParser;
+        import dev.sluice.config.envoy.EnvoyDomain;
+        import dev.sluice.config.envoy.EnvoyEntry;
+        import dev.sluice.config.envoy.EnvoyMatch;
+        import java.util.List;
+        """, """
+          static EnvoyMatch match() throws Exception {
+            EnvoyDomain d = EnvoyConfigParser.parse("edge.yaml", "domain: edge");
+            return d.match(List.of(new EnvoyEntry("remote_address", "10.0.0.1")));
+          }
+        """);
+
+    assertThat(result).startsWith("compiled");
+  }
+
+  @Test
   void theEngineIsNotVisibleOutsideTheModule() throws IOException {
     String result = compile("import dev.sluice.internal.Engine;", "Engine engine;");
 

@@ -33,7 +33,8 @@ class PublicApiTest {
     // Targets sorted: a qualified export's set has no order of its own.
     assertThat(CORE.descriptor().exports()).map(e -> e.source() + (e.isQualified() ? " to " + new java.util.TreeSet<>(e.targets()) : ""))
         .containsExactlyInAnyOrder(
-        "dev.sluice", "dev.sluice.policy", "dev.sluice.spi", "dev.sluice.memory", "dev.sluice.config", "dev.sluice.http",
+        "dev.sluice", "dev.sluice.policy", "dev.sluice.spi", "dev.sluice.memory", "dev.sluice.config", "dev.sluice.config.envoy",
+        "dev.sluice.http",
         "dev.sluice.config.yaml to [dev.sluice.server]", "dev.sluice.algorithm to [dev.sluice.redis]",
         "dev.sluice.internal.policy to [dev.sluice.redis]",
         "dev.sluice.internal.log to [dev.sluice.redis, dev.sluice.server]",

@@ -2,7 +2,6 @@ package dev.sluice.spring;
 
 import dev.sluice.RateLimiter;
 import dev.sluice.config.ConfigException;
-import dev.sluice.config.LoadedConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,10 +17,11 @@ import org.springframework.context.SmartLifecycle;
  * Reloads {@code sluice.config} when it changes, with the service's semantics: polling (works on
  * every file system and on config-map symlink swaps) looks at each file's size, modification time
  * and identity; only when one moved are the files read, and only when their text changed are
- * they parsed. A good configuration replaces the rules in force at once (the state of unchanged
- * rules is kept); a bad one — a syntax error, a rule the store cannot decide, or one that would
- * leave a route or an annotated method without its operation — is logged and rejected, and the
- * last good configuration stays in force.
+ * they parsed. A good configuration replaces the rules and Envoy domains in force at once (the
+ * state of unchanged rules is kept); a bad one — a syntax error, a rule the store cannot decide,
+ * or one that would leave a route or an annotated method without its operation, or a route
+ * without its domain or a limit for its descriptors — is logged and rejected, and the last good
+ * configuration stays in force.
  */
 final class ConfigWatcher implements SmartLifecycle {
   private static final Log LOG = LogFactory.getLog(ConfigWatcher.class);
@@ -33,6 +33,7 @@ final class ConfigWatcher implements SmartLifecycle {
 
   private final RuleSources sources;
   private final RateLimiter limiter;
+  private final EnvoyDomains domains;
   private final Requirements requirements;
   private final Duration interval;
   private final List<Listener> listeners;
@@ -41,10 +42,11 @@ final class ConfigWatcher implements SmartLifecycle {
   private volatile String lastError;
   private ScheduledExecutorService poller;
 
-  ConfigWatcher(RuleSources sources, Map<String, String> loaded, RateLimiter limiter, Requirements requirements,
-      Duration interval, List<Listener> listeners) throws ConfigException {
+  ConfigWatcher(RuleSources sources, Map<String, String> loaded, RateLimiter limiter, EnvoyDomains domains,
+      Requirements requirements, Duration interval, List<Listener> listeners) throws ConfigException {
     this.sources = sources;
     this.limiter = limiter;
+    this.domains = domains;
     this.requirements = requirements;
     this.interval = interval;
     this.listeners = List.copyOf(listeners);
@@ -74,12 +76,15 @@ final class ConfigWatcher implements SmartLifecycle {
       return rejected(RuleSources.describe(e));
     }
     try {
-      LoadedConfig c = RuleSources.load(now);
-      List<String> problems = requirements.problems(c.rules());
+      RuleSources.Loaded loaded = RuleSources.load(now);
+      var c = loaded.config();
+      List<String> problems = requirements.problems(c.rules(), loaded.domains());
       if (!problems.isEmpty()) {
         return rejected(String.join("\n", problems));
       }
       limiter.updateRules(c.rules());
+      // After the rules: a request resolved on the new domains finds their rules in force.
+      domains.replace(loaded.domains());
       texts = now;
       lastError = null;
       LOG.info("Sluice: configuration reloaded from " + sources.config() + ", " + c.rules().size() + " rules");

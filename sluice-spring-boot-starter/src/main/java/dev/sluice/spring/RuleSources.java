@@ -5,6 +5,8 @@ import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.ConfigProblem;
 import dev.sluice.config.LoadedConfig;
+import dev.sluice.config.envoy.EnvoyConfigParser;
+import dev.sluice.config.envoy.EnvoyDomain;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,8 +19,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Where an application's rules come from: {@code sluice.rules} (inline native YAML) and
- * {@code sluice.config} (a native file or a directory of them), merged as the files of one
- * directory are: a rule or operation defined twice is an error, and nothing half-loads.
+ * {@code sluice.config} (a file or a directory of them, each native or Envoy's format, told apart
+ * by its top-level key as {@code sluice serve} tells them), merged as the files of one directory
+ * are: a rule, operation or Envoy domain defined twice is an error, and nothing half-loads.
  */
 final class RuleSources {
   static final String INLINE = "sluice.rules";
@@ -61,21 +64,41 @@ final class RuleSources {
     return texts;
   }
 
+  /** The rules of every source, and the Envoy domains of its Envoy files by name. */
+  record Loaded(LoadedConfig config, Map<String, EnvoyDomain> domains) {
+    Loaded {
+      domains = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(domains));
+    }
+  }
+
   /** Parses texts as {@link #read} returns them. */
-  static LoadedConfig load(Map<String, String> texts) throws ConfigException {
+  static Loaded load(Map<String, String> texts) throws ConfigException {
     List<LoadedConfig> parts = new ArrayList<>();
+    Map<String, EnvoyDomain> domains = new LinkedHashMap<>();
     List<ConfigProblem> problems = new ArrayList<>();
     for (Map.Entry<String, String> e : texts.entrySet()) {
       try {
         List<String> keys = ConfigLoader.topLevelKeys(e.getValue(), e.getKey());
         if (keys.contains("domain") || keys.contains("descriptors")) {
-          // Envoy's descriptors describe what Envoy sends; an application maps its requests
-          // to operations, which Envoy's files cannot express.
-          throw new ConfigException(ConfigProblem.at(new ConfigLocation(e.getKey(), 1, 1), "an Envoy "
-              + "rate limit configuration ('domain:'): the Spring Boot starter reads native files ('"
-              + ConfigLoader.NATIVE_KEY + ":', 'operations:'); Envoy files are for sluice serve"));
+          if (e.getKey().equals(INLINE)) {
+            throw new ConfigException(ConfigProblem.at(new ConfigLocation(INLINE, 1, 1), "an Envoy rate limit "
+                + "configuration ('domain:'): sluice.rules takes native YAML; put Envoy files in sluice.config"));
+          }
+          if (keys.stream().anyMatch(ConfigLoader.NATIVE_KEYS::contains)) {
+            throw new ConfigException(ConfigProblem.at(new ConfigLocation(e.getKey(), 1, 1), "the file has "
+                + "top-level keys of several formats ('" + ConfigLoader.NATIVE_KEY + "', 'domain'); put each "
+                + "format in its own file"));
+          }
+          EnvoyDomain d = EnvoyConfigParser.parse(e.getKey(), e.getValue());
+          EnvoyDomain before = domains.putIfAbsent(d.domain(), d);
+          if (before != null) {
+            throw new ConfigException(ConfigProblem.at(d.location(), "duplicate domain '" + d.domain()
+                + "' (also in " + before.file() + "); put a domain's descriptors in one file"));
+          }
+          parts.add(d.asLoadedConfig());
+        } else {
+          parts.add(ConfigLoader.parsePart(e.getValue(), e.getKey()));
         }
-        parts.add(ConfigLoader.parsePart(e.getValue(), e.getKey()));
       } catch (ConfigException x) {
         problems.addAll(x.problems());
       }
@@ -83,7 +106,7 @@ final class RuleSources {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return ConfigLoader.merge(parts);
+    return new Loaded(ConfigLoader.merge(parts), domains);
   }
 
   /**

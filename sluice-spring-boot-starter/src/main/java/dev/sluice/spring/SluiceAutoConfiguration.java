@@ -90,6 +90,11 @@ public class SluiceAutoConfiguration {
   }
 
   @Bean
+  EnvoyDomains sluiceEnvoyDomains(SluiceRuleSet rules) {
+    return new EnvoyDomains(rules.domains());
+  }
+
+  @Bean
   Requirements sluiceRequirements() {
     return new Requirements();
   }
@@ -101,11 +106,16 @@ public class SluiceAutoConfiguration {
   }
 
   @Bean
-  SluiceRoutes sluiceRoutes(SluiceProperties properties, Requirements requirements, RateLimiter limiter) {
-    RouteTable table = RouteTable.of(properties.getWeb().isEnabled() ? properties.getWeb() : new SluiceProperties.Web());
+  SluiceRoutes sluiceRoutes(SluiceProperties properties, Requirements requirements, RateLimiter limiter,
+      EnvoyDomains domains) {
+    RouteTable table = RouteTable.of(properties.getWeb().isEnabled() ? properties.getWeb() : new SluiceProperties.Web(),
+        domains::current);
     for (Map.Entry<String, Map.Entry<String, java.util.Set<String>>> u : table.uses().entrySet()) {
       requirements.add(Requirements.operation(u.getKey(), u.getValue().getKey(), u.getValue().getValue()),
           limiter.rules());
+    }
+    for (Requirements.Use u : table.envoyUses()) {
+      requirements.add(u, limiter.rules(), domains.current());
     }
     return new SluiceRoutes(table);
   }
@@ -113,9 +123,10 @@ public class SluiceAutoConfiguration {
   @Bean
   @ConditionalOnProperty(prefix = "sluice", name = "config")
   ConfigWatcher sluiceConfigWatcher(SluiceProperties properties, SluiceRuleSet rules, RateLimiter limiter,
-      Requirements requirements, ObjectProvider<ConfigWatcher.Listener> listeners) {
+      EnvoyDomains domains, Requirements requirements, ObjectProvider<ConfigWatcher.Listener> listeners) {
     try {
-      return new ConfigWatcher(rules.sources(), rules.texts(), limiter, requirements, properties.getReloadInterval(),
+      return new ConfigWatcher(rules.sources(), rules.texts(), limiter, domains, requirements,
+          properties.getReloadInterval(),
           listeners.orderedStream().toList());
     } catch (ConfigException e) {
       throw new SluiceConfigurationException("sluice.config cannot be watched:\n" + RuleSources.describe(e),

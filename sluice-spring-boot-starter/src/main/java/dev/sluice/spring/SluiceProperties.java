@@ -22,7 +22,10 @@ public class SluiceProperties {
   /** Rules, operations and tiers written inline, in Sluice's native YAML ({@code limits:}, ...). */
   private String rules;
 
-  /** A native configuration file, or a directory of them, watched and reloaded when it changes. */
+  /**
+   * A configuration file, or a directory of them, native ({@code limits:}) or Envoy's format
+   * ({@code domain:}), watched and reloaded when it changes.
+   */
   private String config;
 
   /** How often {@code sluice.config} is looked at for changes. */
@@ -196,7 +199,10 @@ public class SluiceProperties {
     NEVER
   }
 
-  /** One route: which requests, which operation, and where each attribute comes from. */
+  /**
+   * One route: which requests, and what decides them: an operation and where each attribute comes
+   * from, or an Envoy domain and the descriptors built from each request.
+   */
   public static class Route {
     /** A path pattern, as Spring MVC and WebFlux write them: {@code /api/orders/**}, {@code /users/{id}}. */
     private String path;
@@ -204,8 +210,17 @@ public class SluiceProperties {
     /** HTTP methods the route applies to; empty: every method. */
     private List<String> methods = new ArrayList<>();
 
-    /** The operation each matching request runs. */
+    /** The operation each matching request runs (or give {@code domain} and {@code descriptors}). */
     private String operation;
+
+    /** The Envoy domain (of a file in {@code sluice.config}) whose descriptors decide each matching request. */
+    private String domain;
+
+    /**
+     * The Envoy descriptors each matching request sends to {@code domain}, in order; each maps its
+     * entries' keys, in order, to where their values come from (the sources of {@code attributes}).
+     */
+    private List<Map<String, String>> descriptors = new ArrayList<>();
 
     /**
      * Each attribute of the operation and where its value comes from: {@code principal},
@@ -239,6 +254,22 @@ public class SluiceProperties {
 
     public void setOperation(String operation) {
       this.operation = operation;
+    }
+
+    public String getDomain() {
+      return domain;
+    }
+
+    public void setDomain(String domain) {
+      this.domain = domain;
+    }
+
+    public List<Map<String, String>> getDescriptors() {
+      return descriptors;
+    }
+
+    public void setDescriptors(List<Map<String, String>> descriptors) {
+      this.descriptors = descriptors;
     }
 
     public Map<String, String> getAttributes() {

@@ -44,12 +44,97 @@ class StartupFailureTest {
   }
 
   @Test
-  void anEnvoyFileInSluiceConfigIsRefusedByName(@TempDir Path dir) throws Exception {
-    Path envoy = Files.writeString(dir.resolve("envoy.yaml"), "domain: d\ndescriptors:\n  - key: k\n");
-    app.withPropertyValues("sluice.config=" + envoy).run(ctx -> {
+  void anEnvoyFileInSluiceRulesIsRefusedByName() {
+    app.withPropertyValues("sluice.rules=domain: d\ndescriptors:\n  - key: k\n").run(ctx -> {
       SluiceConfigurationException e = misconfiguration(ctx.getStartupFailure());
-      assertThat(e.getMessage()).contains(envoy.toString(), "Envoy", "native");
+      assertThat(e.getMessage()).contains("sluice.rules:1:1", "Envoy", "sluice.config");
     });
+  }
+
+  @Test
+  void anEnvoyFileInSluiceConfigLoadsItsLimitsAsRules(@TempDir Path dir) throws Exception {
+    Path envoy = Files.writeString(dir.resolve("envoy.yaml"), EnvoyRoutesTest.EDGE);
+    app.withPropertyValues("sluice.config=" + envoy).run(ctx -> {
+      assertThat(ctx).hasNotFailed();
+      assertThat(ctx.getBean(dev.sluice.RateLimiter.class).rules().get("envoy:edge/remote_address").windows().get(0)
+          .limit()).isEqualTo(3);
+      assertThat(ctx.getBean(EnvoyDomains.class).current()).containsOnlyKeys("edge");
+    });
+  }
+
+  @Test
+  void anEnvoyFileThatDoesNotLoadOrADomainDefinedTwiceNamesTheFileAndLine(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("a.yaml"), EnvoyRoutesTest.EDGE);
+    Path b = Files.writeString(dir.resolve("b.yaml"), "domain: edge\ndescriptors:\n  - key: x\n    rate_limit: "
+        + "{unit: fortnight, requests_per_unit: 1}\n");
+    app.withPropertyValues("sluice.config=" + dir).run(ctx ->
+        assertThat(misconfiguration(ctx.getStartupFailure()).getMessage()).contains(b + ":4", "invalid rate limit unit "
+            + "'fortnight'"));
+    Files.writeString(b, "domain: edge\ndescriptors:\n  - key: x\n");
+    app.withPropertyValues("sluice.config=" + dir).run(ctx ->
+        assertThat(misconfiguration(ctx.getStartupFailure()).getMessage()).contains(b + ":1", "duplicate domain 'edge'",
+            "a.yaml"));
+  }
+
+  private WebApplicationContextRunner envoyWeb(Path dir) throws Exception {
+    Files.writeString(dir.resolve("edge.yaml"), EnvoyRoutesTest.EDGE);
+    return web.withPropertyValues("sluice.config=" + dir, "sluice.rules=" + RULES, "sluice.web.routes[0].path=/api/**");
+  }
+
+  @Test
+  void aRouteNamingAnUnknownEnvoyDomainNamesTheKnownDomains(@TempDir Path dir) throws Exception {
+    envoyWeb(dir).withPropertyValues("sluice.web.routes[0].domain=egde",
+        "sluice.web.routes[0].descriptors[0].remote_address=client-ip").run(ctx -> {
+          SluiceConfigurationException e = misconfiguration(ctx.getStartupFailure());
+          assertThat(e.getMessage()).contains("sluice.web.routes[0].domain", "'egde'", "not defined",
+              "the Envoy domains are edge");
+        });
+  }
+
+  @Test
+  void aRouteDescriptorThatNoLimitOfTheDomainCanMatchNamesTheLimitedDescriptors(@TempDir Path dir) throws Exception {
+    envoyWeb(dir).withPropertyValues("sluice.web.routes[0].domain=edge",
+        "sluice.web.routes[0].descriptors[0].remote_address=client-ip",
+        "sluice.web.routes[0].descriptors[1].generic_key=value:web",
+        "sluice.web.routes[0].descriptors[1].user=header:X-User").run(ctx -> {
+          SluiceConfigurationException e = misconfiguration(ctx.getStartupFailure());
+          assertThat(e.getMessage()).contains("sluice.web.routes[0].descriptors[1] (generic_key:web/user) matches no "
+              + "rate limit of domain 'edge'", "generic_key:api/user", "remote_address")
+              .doesNotContain("descriptors[0]");
+        });
+  }
+
+  @Test
+  void aRouteGivingBothAnOperationAndADomainIsRefused(@TempDir Path dir) throws Exception {
+    envoyWeb(dir).withPropertyValues("sluice.web.routes[0].operation=api.call", "sluice.web.routes[0].domain=edge",
+        "sluice.web.routes[0].descriptors[0].remote_address=client-ip").run(ctx -> {
+          SluiceConfigurationException e = misconfiguration(ctx.getStartupFailure());
+          assertThat(e.getMessage()).contains("sluice.web.routes[0] gives both an operation ('api.call') and an Envoy "
+              + "domain ('edge')");
+          assertThat(e.action()).contains("either operation", "or domain and descriptors");
+        });
+  }
+
+  @Test
+  void aRouteGivingNeitherAnOperationNorADomainIsRefused(@TempDir Path dir) throws Exception {
+    envoyWeb(dir).withPropertyValues("sluice.web.routes[0].descriptors[0].remote_address=client-ip").run(ctx -> {
+      SluiceConfigurationException e = misconfiguration(ctx.getStartupFailure());
+      assertThat(e.getMessage()).contains("sluice.web.routes[0] has descriptors but no domain");
+      assertThat(e.action()).contains("operation", "Envoy domain");
+    });
+    envoyWeb(dir).run(ctx -> assertThat(misconfiguration(ctx.getStartupFailure()).getMessage())
+        .contains("sluice.web.routes[0].operation is missing"));
+  }
+
+  @Test
+  void aDomainWithoutDescriptorsOrADescriptorWithABadSourceIsRefused(@TempDir Path dir) throws Exception {
+    envoyWeb(dir).withPropertyValues("sluice.web.routes[0].domain=edge").run(ctx ->
+        assertThat(misconfiguration(ctx.getStartupFailure()).getMessage())
+            .contains("sluice.web.routes[0].descriptors is empty"));
+    envoyWeb(dir).withPropertyValues("sluice.web.routes[0].domain=edge",
+        "sluice.web.routes[0].descriptors[0].remote_address=cookie:ip").run(ctx ->
+        assertThat(misconfiguration(ctx.getStartupFailure()).getMessage())
+            .contains("sluice.web.routes[0].descriptors[0].remote_address is 'cookie:ip'"));
   }
 
   @Test

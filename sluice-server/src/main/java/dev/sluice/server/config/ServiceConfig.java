@@ -3,7 +3,7 @@ package dev.sluice.server.config;
 import dev.sluice.RuleSet;
 import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.ConfigProblem;
-import dev.sluice.server.envoy.EnvoyDomain;
+import dev.sluice.config.envoy.EnvoyDomain;
 import dev.sluice.server.rlqs.RlqsConfig;
 import java.util.Collections;
 import java.util.LinkedHashMap;

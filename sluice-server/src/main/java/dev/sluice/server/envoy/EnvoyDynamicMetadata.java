@@ -3,10 +3,13 @@ package dev.sluice.server.envoy;
 import com.google.protobuf.ListValue;
 import com.google.protobuf.Struct;
 import com.google.protobuf.TextFormat;
+import com.google.protobuf.NullValue;
 import com.google.protobuf.Value;
+import dev.sluice.config.envoy.EnvoyLimit;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code dynamic_metadata} of an answer, as envoyproxy/ratelimit writes it with
@@ -45,7 +48,7 @@ final class EnvoyDynamicMetadata {
     Struct.Builder metadata = Struct.newBuilder();
     for (EnvoyLimit l : passed) {
       if (l != null && l.metadata() != null) {
-        merge(metadata, l.metadata());
+        merge(metadata, value(l.metadata()).getStructValue());
       }
     }
     if (metadata.getFieldsCount() > 0) {
@@ -66,6 +69,34 @@ final class EnvoyDynamicMetadata {
         dest.putFields(f.getKey(), Value.newBuilder().setStructValue(merged).build());
       }
     }
+  }
+
+  /** A descriptor's metadata, as the Envoy format reads it, in protobuf's form. */
+  private static Value value(Object v) {
+    if (v instanceof Map<?, ?> m) {
+      Struct.Builder b = Struct.newBuilder();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        b.putFields((String) e.getKey(), value(e.getValue()));
+      }
+      return Value.newBuilder().setStructValue(b).build();
+    }
+    if (v instanceof List<?> l) {
+      ListValue.Builder b = ListValue.newBuilder();
+      for (Object e : l) {
+        b.addValues(value(e));
+      }
+      return Value.newBuilder().setListValue(b).build();
+    }
+    if (v == null) {
+      return Value.newBuilder().setNullValue(NullValue.NULL_VALUE).build();
+    }
+    if (v instanceof Boolean b) {
+      return Value.newBuilder().setBoolValue(b).build();
+    }
+    if (v instanceof Number n) {
+      return Value.newBuilder().setNumberValue(n.doubleValue()).build();
+    }
+    return string(v.toString());
   }
 
   private static Value string(String s) {

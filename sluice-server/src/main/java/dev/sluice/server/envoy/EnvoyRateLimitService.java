@@ -10,6 +10,12 @@ import dev.sluice.Request;
 import dev.sluice.UnknownRuleException;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
+import dev.sluice.config.envoy.EnvoyDomain;
+import dev.sluice.config.envoy.EnvoyEntry;
+import dev.sluice.config.envoy.EnvoyLimit;
+import dev.sluice.config.envoy.EnvoyMatch;
+import dev.sluice.config.envoy.EnvoyResolution;
+import dev.sluice.config.envoy.EnvoyUnit;
 import dev.sluice.server.http.ClientMessages;
 import dev.sluice.internal.log.ThrottledLog;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
@@ -23,10 +29,8 @@ import io.envoyproxy.envoy.type.v3.RateLimitUnit;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -34,7 +38,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Envoy's {@code envoy.service.ratelimit.v3.RateLimitService}. A request's descriptors are
- * matched against the domain's descriptor tree as Envoy's own service matches them, and then —
+ * resolved against the domain ({@link EnvoyDomain#resolve}) as Envoy's own service matches them,
+ * and then —
  * unlike Envoy's service, which counts each descriptor on its own — decided as one Sluice
  * request: every matched limit is consumed, or none is. A request that one descriptor denies
  * therefore costs nothing in the others. A descriptor's own {@code limit} (Envoy's
@@ -148,31 +153,22 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     }
     EnvoyDomain domain = domains.get().get(request.getDomain());
     EnvoyLimit[] limits = new EnvoyLimit[n];
-    String[][] shared = new String[n][];
+    String[] keys = new String[n];
+    boolean blocked = false;
     if (domain != null) {
+      List<List<EnvoyEntry>> descriptors = new ArrayList<>(n);
+      for (RateLimitDescriptor d : request.getDescriptorsList()) {
+        descriptors.add(entries(d));
+      }
+      EnvoyResolution r = domain.resolve(descriptors);
       for (int i = 0; i < n; i++) {
-        EnvoyDescriptors.Match m = domain.match(request.getDescriptors(i));
+        EnvoyMatch m = r.matches().get(i);
         if (m != null) {
           limits[i] = m.limit();
-          shared[i] = m.sharedValues();
+          keys[i] = m.key();
         }
       }
-    }
-    // Envoy's "replaces": a matched limit whose name another matched limit replaces is dropped.
-    Set<String> replaced = new HashSet<>();
-    for (EnvoyLimit l : limits) {
-      if (l != null) {
-        replaced.addAll(l.replaces());
-      }
-    }
-    boolean blocked = false;
-    for (int i = 0; i < n; i++) {
-      EnvoyLimit l = limits[i];
-      if (l != null && l.name() != null && replaced.contains(l.name())) {
-        limits[i] = null;
-      } else if (l != null && l.blocked() && !l.shadow() && !l.quota()) {
-        blocked = true;
-      }
+      blocked = r.blocked();
     }
     long requestHits = request.getHitsAddend() == 0 ? 1 : Integer.toUnsignedLong(request.getHitsAddend());
     Window[] overrides = new Window[n];
@@ -200,7 +196,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
       // that their state can still be reported without consuming anything.
       // A descriptor's own limit (Envoy's RateLimitOverride) replaces the rule's windows for this
       // request only; the key's state is the same, matched by period.
-      items.add(new Item(l.rule().name(), key(desc, shared[i]), blocked ? 0 : hits,
+      items.add(new Item(l.rule().name(), keys[i], blocked ? 0 : hits,
           overrides[i] == null ? null : List.of(overrides[i])));
     }
     return new Plan(request, limits, itemOf, items, overrides);
@@ -232,40 +228,21 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     return new Window(perUnit, unit.period());
   }
 
-  /**
-   * The Sluice key of a request descriptor: its entries as {@code key=value} joined by
-   * {@code /}, with {@code %}, {@code /} and {@code =} percent-encoded so that distinct
-   * descriptors never share a key. Values matched by a wildcard or by a key-only descriptor keep
-   * their own counters, as in Envoy, but for a wildcard with {@code share_threshold}: there the
-   * wildcard itself stands for the value ({@code files=files%2F*}), so that every value it
-   * matches counts in one counter.
-   *
-   * @param shared per entry, the wildcard that replaces its value, or null; null for none
-   */
-  static String key(RateLimitDescriptor desc, String[] shared) {
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < desc.getEntriesCount(); i++) {
-      RateLimitDescriptor.Entry e = desc.getEntries(i);
-      if (b.length() > 0) {
-        b.append('/');
-      }
-      escape(b, e.getKey());
-      b.append('=');
-      escape(b, shared != null && shared[i] != null ? shared[i] : e.getValue());
+  /** The entries of a request descriptor, as the Envoy format's resolution reads them. */
+  static List<EnvoyEntry> entries(RateLimitDescriptor desc) {
+    List<EnvoyEntry> entries = new ArrayList<>(desc.getEntriesCount());
+    for (RateLimitDescriptor.Entry e : desc.getEntriesList()) {
+      entries.add(new EnvoyEntry(e.getKey(), e.getValue()));
     }
-    return b.toString();
+    return entries;
   }
 
-  private static void escape(StringBuilder b, String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '%' -> b.append("%25");
-        case '/' -> b.append("%2F");
-        case '=' -> b.append("%3D");
-        default -> b.append(c);
-      }
-    }
+  /**
+   * The Sluice key of a request descriptor that matched no wildcard with {@code share_threshold}
+   * ({@link EnvoyEntry#key}).
+   */
+  static String key(RateLimitDescriptor desc) {
+    return EnvoyEntry.key(entries(desc));
   }
 
   private void respond(StreamObserver<RateLimitResponse> out, Plan plan, Decision d) {
@@ -330,7 +307,7 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     }
     String name = l.name() == null ? "" : l.name();
     if (l.blocked()) {
-      s.setCurrentLimit(RateLimitResponse.RateLimit.newBuilder().setRequestsPerUnit(0).setUnit(l.unit().proto())
+      s.setCurrentLimit(RateLimitResponse.RateLimit.newBuilder().setRequestsPerUnit(0).setUnit(proto(l.unit()))
           .setName(name));
       s.setLimitRemaining(0).setDurationUntilReset(seconds(untilPeriodEnds(l.unit().period().toMillis())));
       return s.setCode(l.shadow() ? Code.OK : Code.OVER_LIMIT).build();
@@ -341,13 +318,13 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
     RateLimitResponse.RateLimit.Builder cl = RateLimitResponse.RateLimit.newBuilder();
     if (override != null) {
       // The descriptor's own limit is the one in force for it; Envoy's service names it not.
-      cl.setRequestsPerUnit((int) override.limit()).setUnit(EnvoyUnit.ofPeriod(override.period()).proto());
+      cl.setRequestsPerUnit((int) override.limit()).setUnit(proto(EnvoyUnit.ofPeriod(override.period())));
       s.setCurrentLimit(cl);
     } else if (w != null) {
       EnvoyUnit unit = EnvoyUnit.ofPeriod(java.time.Duration.ofMillis(w.periodMs()));
       cl.setRequestsPerUnit((int) Math.min(w.limit(), UINT32_MAX)).setName(name);
       if (unit != null) {
-        cl.setUnit(unit.proto());
+        cl.setUnit(proto(unit));
       }
       s.setCurrentLimit(cl);
     }
@@ -413,6 +390,10 @@ public final class EnvoyRateLimitService extends RateLimitServiceGrpc.RateLimitS
    */
   private static Duration seconds(long ms) {
     return Duration.newBuilder().setSeconds(Math.floorDiv(Math.max(0, ms) + 999, 1000)).build();
+  }
+
+  private static RateLimitResponse.RateLimit.Unit proto(EnvoyUnit unit) {
+    return RateLimitResponse.RateLimit.Unit.valueOf(unit.name());
   }
 
   private static HeaderValue header(String key, String value) {

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.envoy.EnvoyConfigParser;
 import dev.sluice.server.cli.Cli;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;

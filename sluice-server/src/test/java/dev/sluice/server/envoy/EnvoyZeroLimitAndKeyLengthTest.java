@@ -45,7 +45,7 @@ class EnvoyZeroLimitAndKeyLengthTest {
         """)) {
       // The Sluice key is "user=<value>": 5 bytes and the value.
       String longest = "x".repeat(507);
-      assertThat(EnvoyRateLimitService.key(d("user", longest), null).length()).isEqualTo(512);
+      assertThat(EnvoyRateLimitService.key(d("user", longest)).length()).isEqualTo(512);
       assertThat(h.call("d", d("user", longest)).getOverallCode()).isEqualTo(Code.OK);
       assertThat(h.call("d", d("user", longest)).getOverallCode()).isEqualTo(Code.OVER_LIMIT);
       // A value that differs only past byte 512 is not folded into the same counter.

@@ -7,6 +7,9 @@ import com.linecorp.armeria.client.grpc.GrpcClients;
 import dev.sluice.Decision;
 import dev.sluice.Request;
 import dev.sluice.WindowState;
+import dev.sluice.config.envoy.EnvoyDomain;
+import dev.sluice.config.envoy.EnvoyLimit;
+import dev.sluice.config.envoy.EnvoyMatch;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.server.SluiceService;
 import dev.sluice.testing.FuzzCases;
@@ -159,13 +162,13 @@ class GrpcMessageFuzzProperties {
       return states;
     }
     for (RateLimitDescriptor d : req.getDescriptorsList()) {
-      EnvoyDescriptors.Match m = domain.match(d);
+      EnvoyMatch m = domain.match(EnvoyRateLimitService.entries(d));
       EnvoyLimit l = m == null ? null : m.limit();
       if (l == null || l.rule() == null) {
         continue;
       }
       try {
-        Decision peek = service.limiter().acquire(Request.of(l.rule().name(), EnvoyRateLimitService.key(d, m.sharedValues()), 0));
+        Decision peek = service.limiter().acquire(Request.of(l.rule().name(), m.key(), 0));
         for (WindowState w : peek.items().get(0).windows()) {
           states.add(l.rule().name() + " " + w.remaining());
         }

@@ -1,7 +1,6 @@
 package dev.sluice.spring.web;
 
 import dev.sluice.Decision;
-import dev.sluice.OperationRequest;
 import dev.sluice.RateLimiter;
 import dev.sluice.http.RateLimitProblem;
 import dev.sluice.spring.DenialResponses;
@@ -18,7 +17,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Runs the operation of the first route that matches a request, before the request reaches the
+ * Decides a request by the first route that matches it (its operation, or its Envoy descriptors), before the request reaches the
  * application: a denial is answered here (429, or 503 when the store failed closed, with the
  * RateLimit fields, {@code Retry-After} and the problem body); an admitted request goes on with
  * the RateLimit fields set, after the wait a shaping rule imposes.
@@ -44,12 +43,12 @@ public final class SluiceServletFilter extends OncePerRequestFilter {
       throws ServletException, IOException {
     Decision d;
     try {
-      OperationRequest op = routes.match(new View(request));
-      if (op == null) {
+      RouteCall call = routes.match(new View(request));
+      d = call == null ? null : call.decide(limiter);
+      if (d == null) {
         chain.doFilter(request, response);
         return;
       }
-      d = limiter.acquire(op);
     } catch (IllegalArgumentException e) {
       String detail = Refusals.detail(e);
       if (detail == null) {

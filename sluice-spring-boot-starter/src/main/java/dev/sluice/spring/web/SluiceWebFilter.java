@@ -1,7 +1,6 @@
 package dev.sluice.spring.web;
 
 import dev.sluice.Decision;
-import dev.sluice.OperationRequest;
 import dev.sluice.RateLimiter;
 import dev.sluice.http.RateLimitProblem;
 import dev.sluice.spring.DenialResponses;
@@ -10,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.http.HttpStatusCode;
@@ -50,18 +50,20 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
   }
 
   private Mono<Void> decide(ServerWebExchange exchange, WebFilterChain chain, String principal) {
-    OperationRequest op;
+    RouteCall call;
     try {
-      op = routes.match(new View(exchange.getRequest(), principal));
+      call = routes.match(new View(exchange.getRequest(), principal));
     } catch (IllegalArgumentException e) {
       return refused(exchange, e);
     }
-    if (op == null) {
+    if (call == null) {
       return chain.filter(exchange);
     }
-    return Mono.fromCompletionStage(() -> limiter.acquireAsync(op))
+    // A null decision (an Envoy route whose descriptors met no limit) lets the request through;
+    // only errors of the decision itself, not of the chain, are answered as refusals.
+    return Mono.fromCompletionStage(() -> call.decideAsync(limiter)).map(Optional::of).defaultIfEmpty(Optional.empty())
         .onErrorResume(IllegalArgumentException.class, e -> refused(exchange, e).then(Mono.empty()))
-        .flatMap(d -> answer(exchange, chain, d));
+        .flatMap(d -> d.isPresent() ? answer(exchange, chain, d.get()) : chain.filter(exchange));
   }
 
   private Mono<Void> answer(ServerWebExchange exchange, WebFilterChain chain, Decision d) {

@@ -11,14 +11,14 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** Plain HTTP calls to an application on its real port. */
-final class Http {
+public final class Http {
   private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private Http() {}
 
   /** GET {@code path} with headers given as name, value, name, value. */
-  static HttpResponse<String> get(int port, String path, String... headers) {
+  public static HttpResponse<String> get(int port, String path, String... headers) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10));
     for (int i = 0; i < headers.length; i += 2) {
@@ -35,7 +35,7 @@ final class Http {
   }
 
   /** POST {@code path} without a body. */
-  static HttpResponse<String> post(int port, String path) {
+  public static HttpResponse<String> post(int port, String path) {
     HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.noBody()).build();
     try {
@@ -48,7 +48,7 @@ final class Http {
     }
   }
 
-  static JsonNode json(HttpResponse<String> r) {
+  public static JsonNode json(HttpResponse<String> r) {
     try {
       return JSON.readTree(r.body());
     } catch (IOException e) {

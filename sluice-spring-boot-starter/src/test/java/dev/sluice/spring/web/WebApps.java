@@ -1,15 +1,18 @@
 package dev.sluice.spring.web;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 
 /** Starts a test application on a free port, without Boot's Redis support (no Redis runs here). */
-final class WebApps {
+public final class WebApps {
   private WebApps() {}
 
-  static ConfigurableApplicationContext start(Class<?> app, WebApplicationType type, String... properties) {
+  public static ConfigurableApplicationContext start(Class<?> app, WebApplicationType type, String... properties) {
     String[] all = new String[properties.length + 3];
     System.arraycopy(properties, 0, all, 0, properties.length);
     all[properties.length] = "server.port=0";
@@ -20,10 +23,21 @@ final class WebApps {
         + "org.springframework.boot.data.redis.autoconfigure.DataRedisRepositoriesAutoConfiguration,"
         + "org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration,"
         + "org.springframework.boot.data.redis.autoconfigure.health.DataRedisReactiveHealthContributorAutoConfiguration";
-    return new SpringApplicationBuilder(app).web(type).properties(all).run();
+    // In the order given, as application.yml keeps its keys: the builder's default properties go
+    // through a HashMap, and the order of an Envoy descriptor's entries is their meaning.
+    Map<String, Object> ordered = new LinkedHashMap<>();
+    for (String p : all) {
+      int colon = p.indexOf(':');
+      int equals = p.indexOf('=');
+      int at = colon < 0 ? equals : equals < 0 ? colon : Math.min(colon, equals);
+      ordered.put(at < 0 ? p : p.substring(0, at), at < 0 ? "" : p.substring(at + 1));
+    }
+    return new SpringApplicationBuilder(app).web(type)
+        .initializers(ctx -> ctx.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test", ordered)))
+        .run();
   }
 
-  static int port(ConfigurableApplicationContext ctx) {
+  public static int port(ConfigurableApplicationContext ctx) {
     return ((WebServerApplicationContext) ctx).getWebServer().getPort();
   }
 }

@@ -1,8 +1,8 @@
-package dev.sluice.server.envoy;
+package dev.sluice.config.envoy;
 
-import com.google.protobuf.Struct;
 import dev.sluice.Rule;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one descriptor of an Envoy file limits.
@@ -16,13 +16,22 @@ import java.util.List;
  * @param shadow {@code shadow_mode: true}: counted and reported, never enforced
  * @param quota {@code quota_mode: true}: over its limit, it denies a request only if every
  *     quota-mode limit of the request is over its own (and its rule is a shadow rule)
- * @param metadata {@code metadata}, for the answer's dynamic metadata; null without one
+ * @param metadata {@code metadata} as plain values (maps, lists, strings, doubles, booleans,
+ *     nulls), for the answer's dynamic metadata; null without one
  * @param unit for a blocked limit, its configured unit (reported back to Envoy)
  */
-record EnvoyLimit(String path, Rule rule, String name, List<String> replaces, boolean unlimited, boolean blocked,
-    boolean shadow, boolean quota, Struct metadata, EnvoyUnit unit) {
+public record EnvoyLimit(String path, Rule rule, String name, List<String> replaces, boolean unlimited,
+    boolean blocked, boolean shadow, boolean quota, Map<String, Object> metadata, EnvoyUnit unit) {
 
-  EnvoyLimit {
+  public EnvoyLimit {
     replaces = List.copyOf(replaces);
+  }
+
+  /**
+   * The name of the rule that counts this limit, or would count it for a limit without one
+   * ({@code envoy:<domain>/<key>[:<value>]/...}): what answers name it by.
+   */
+  public String ruleName() {
+    return rule != null ? rule.name() : EnvoyRuleNames.of(path);
   }
 }

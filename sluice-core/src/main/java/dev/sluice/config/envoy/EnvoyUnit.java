@@ -1,42 +1,36 @@
-package dev.sluice.server.envoy;
+package dev.sluice.config.envoy;
 
-import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.RateLimit.Unit;
 import java.time.Duration;
 import java.util.Locale;
 
 /** The time units of Envoy's rate limit configuration, with the lengths Envoy's own service uses. */
-enum EnvoyUnit {
-  SECOND(1, Unit.SECOND),
-  MINUTE(60, Unit.MINUTE),
-  HOUR(3_600, Unit.HOUR),
-  DAY(86_400, Unit.DAY),
-  WEEK(7 * 86_400, Unit.WEEK),
+public enum EnvoyUnit {
+  SECOND(1),
+  MINUTE(60),
+  HOUR(3_600),
+  DAY(86_400),
+  WEEK(7 * 86_400),
   // Envoy's service counts a month as 30 days and a year as 365.
-  MONTH(30 * 86_400, Unit.MONTH),
-  YEAR(365 * 86_400, Unit.YEAR);
+  MONTH(30 * 86_400),
+  YEAR(365 * 86_400);
 
   private final long seconds;
-  private final Unit proto;
 
-  EnvoyUnit(long seconds, Unit proto) {
+  EnvoyUnit(long seconds) {
     this.seconds = seconds;
-    this.proto = proto;
   }
 
-  Duration period() {
+  public Duration period() {
     return Duration.ofSeconds(seconds);
   }
 
-  Unit proto() {
-    return proto;
-  }
-
-  String configName() {
+  /** The unit as configuration files write it: {@code second}, {@code minute}, ... */
+  public String configName() {
     return name().toLowerCase(Locale.ROOT);
   }
 
   /** The unit whose length is exactly {@code period}, or null. */
-  static EnvoyUnit ofPeriod(Duration period) {
+  public static EnvoyUnit ofPeriod(Duration period) {
     for (EnvoyUnit u : values()) {
       if (u.period().equals(period)) {
         return u;
@@ -46,7 +40,7 @@ enum EnvoyUnit {
   }
 
   /** The unit named {@code name} in any letter case (as Envoy reads it), or null. */
-  static EnvoyUnit fromConfigName(String name) {
+  public static EnvoyUnit fromConfigName(String name) {
     for (EnvoyUnit u : values()) {
       if (u.name().equalsIgnoreCase(name)) {
         return u;

@@ -1,9 +1,5 @@
-package dev.sluice.server.envoy;
+package dev.sluice.config.envoy;
 
-import com.google.protobuf.ListValue;
-import com.google.protobuf.NullValue;
-import com.google.protobuf.Struct;
-import com.google.protobuf.Value;
 import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
 import dev.sluice.Rule;
@@ -20,6 +16,7 @@ import dev.sluice.config.yaml.Node.ScalarNode;
 import dev.sluice.config.yaml.YamlTree;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -103,7 +100,7 @@ public final class EnvoyConfigParser {
               + "metrics; Sluice's metrics are per rule, so it changes nothing here"));
         }
       }
-      Struct metadata = metadata(get(m, "metadata"));
+      Map<String, Object> metadata = metadata(get(m, "metadata"));
       EnvoyLimit limit = readLimit(path, get(m, "rate_limit"), get(m, "sluice"), shadow, quota, metadata);
       for (String onLimit : List.of("quota_mode", "metadata")) {
         Field f = m.field(onLimit);
@@ -129,7 +126,7 @@ public final class EnvoyConfigParser {
   }
 
   private static EnvoyLimit readLimit(String path, Node rl, Node ext, boolean shadow, boolean quota,
-      Struct metadata) throws ConfigException {
+      Map<String, Object> metadata) throws ConfigException {
     if (rl == null && ext == null) {
       return null;
     }
@@ -207,8 +204,8 @@ public final class EnvoyConfigParser {
       windows.add(new Window(rpu, unit.period()));
     }
 
-    // A quota-mode limit never denies a request on its own (see EnvoyRateLimitService): its rule
-    // counts and reports like a shadow rule, and the service decides what its excess means.
+    // A quota-mode limit never denies a request on its own (see EnvoyLimit#quota): its rule counts
+    // and reports like a shadow rule, and the front end decides what its excess means.
     Rule.Builder b = Rule.builder(EnvoyRuleNames.of(path)).windows(windows).shadow(shadow || quota)
         .algorithm(Algorithm.FIXED_WINDOW);
     try {
@@ -231,45 +228,48 @@ public final class EnvoyConfigParser {
   }
 
   /**
-   * A descriptor's {@code metadata}, any mapping, as the protobuf {@code Struct} Envoy's service
-   * puts in its answer; null without one.
+   * A descriptor's {@code metadata}, any mapping, as plain values (maps, lists, strings, numbers
+   * as doubles, booleans, nulls): the service turns it into the protobuf {@code Struct} Envoy's
+   * service puts in its answer; null without one.
    */
-  private static Struct metadata(Node n) throws ConfigException {
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> metadata(Node n) throws ConfigException {
     if (n == null || isNull(n)) {
       return null;
     }
     if (!(n instanceof MapNode)) {
       throw error(n, "metadata must be a mapping, was " + describe(n));
     }
-    return metadataValue(n).getStructValue();
+    return (Map<String, Object>) metadataValue(n);
   }
 
-  private static Value metadataValue(Node n) {
+  private static Object metadataValue(Node n) {
     if (n instanceof MapNode m) {
-      Struct.Builder b = Struct.newBuilder();
+      Map<String, Object> b = new LinkedHashMap<>();
       for (Field f : m.fields().values()) {
-        b.putFields(f.name(), metadataValue(f.value()));
+        b.put(f.name(), metadataValue(f.value()));
       }
-      return Value.newBuilder().setStructValue(b).build();
+      return Collections.unmodifiableMap(b);
     }
     if (n instanceof ListNode l) {
-      ListValue.Builder b = ListValue.newBuilder();
+      List<Object> b = new ArrayList<>();
       for (Node e : l.items()) {
-        b.addValues(metadataValue(e));
+        b.add(metadataValue(e));
       }
-      return Value.newBuilder().setListValue(b).build();
+      return Collections.unmodifiableList(b);
     }
     ScalarNode s = (ScalarNode) n;
     if (s.isNull()) {
-      return Value.newBuilder().setNullValue(NullValue.NULL_VALUE).build();
+      return null;
     }
     if (s.isBoolean()) {
-      return Value.newBuilder().setBoolValue(s.isTrue()).build();
+      return s.isTrue();
     }
     if (s.isNumber()) {
-      return Value.newBuilder().setNumberValue(s.number().doubleValue()).build();
+      // Protobuf's Value holds every number as a double; so does the metadata.
+      return s.number().doubleValue();
     }
-    return Value.newBuilder().setStringValue(s.text()).build();
+    return s.text();
   }
 
   /** A period ({@code > 0}) or a wait ({@code >= 0}), written as in the native format. */

@@ -1,4 +1,4 @@
-package dev.sluice.server.envoy;
+package dev.sluice.config.envoy;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,7 +1,6 @@
-package dev.sluice.server.envoy;
+package dev.sluice.config.envoy;
 
 import dev.sluice.config.ConfigLocation;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -98,16 +97,16 @@ final class EnvoyDescriptors {
    * {@code foo*bar*baz}), then a descriptor with the key alone; a limit applies only to a
    * request descriptor that ends exactly at its depth. Null if no limit applies.
    */
-  Match match(List<RateLimitDescriptor.Entry> entries) {
+  Match match(List<EnvoyEntry> entries) {
     EnvoyDescriptors level = this;
     EnvoyLimit found = null;
     String[] shared = null;
     for (int i = 0; i < entries.size(); i++) {
-      RateLimitDescriptor.Entry e = entries.get(i);
-      Node next = level.exact.get(new KeyValue(e.getKey(), e.getValue()));
+      EnvoyEntry e = entries.get(i);
+      Node next = level.exact.get(new KeyValue(e.key(), e.value()));
       if (next == null) {
         for (Node w : level.wildcards) {
-          if (w.key.equals(e.getKey()) && matches(w.parts, e.getValue())) {
+          if (w.key.equals(e.key()) && matches(w.parts, e.value())) {
             next = w;
             break;
           }
@@ -120,7 +119,7 @@ final class EnvoyDescriptors {
         }
       }
       if (next == null) {
-        next = level.anyValue.get(e.getKey());
+        next = level.anyValue.get(e.key());
       }
       if (next == null) {
         break;
@@ -134,6 +133,51 @@ final class EnvoyDescriptors {
       level = next.children;
     }
     return found == null ? null : new Match(found, shared);
+  }
+
+  /**
+   * Whether some request descriptor with these entry keys could match a limit at its depth:
+   * {@code values} has per entry the value when it is known ahead (a constant), or null when
+   * each request brings its own, which any descriptor of the key may then match.
+   */
+  boolean mayMatch(List<String> keys, List<String> values) {
+    List<Node> candidates = new ArrayList<>();
+    List<EnvoyDescriptors> levels = List.of(this);
+    for (int i = 0; i < keys.size(); i++) {
+      String key = keys.get(i);
+      String value = values.get(i);
+      candidates = new ArrayList<>();
+      for (EnvoyDescriptors level : levels) {
+        for (Node n : level.nodes()) {
+          if (n.key.equals(key) && (value == null || n.value == null || n.value.equals(value)
+              || n.parts != null && matches(n.parts, value))) {
+            candidates.add(n);
+          }
+        }
+      }
+      List<EnvoyDescriptors> next = new ArrayList<>();
+      for (Node n : candidates) {
+        next.add(n.children);
+      }
+      levels = next;
+    }
+    return candidates.stream().anyMatch(n -> n.limit != null);
+  }
+
+  /** The paths of the descriptors at this level and below that have a limit, in no set order. */
+  void limitedPaths(List<String> out) {
+    for (Node n : nodes()) {
+      if (n.limit != null) {
+        out.add(n.limit.path());
+      }
+      n.children.limitedPaths(out);
+    }
+  }
+
+  private List<Node> nodes() {
+    List<Node> all = new ArrayList<>(exact.values());
+    all.addAll(anyValue.values());
+    return all;
   }
 
   /**

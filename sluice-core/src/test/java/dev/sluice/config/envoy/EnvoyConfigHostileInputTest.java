@@ -1,4 +1,4 @@
-package dev.sluice.server.envoy;
+package dev.sluice.config.envoy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

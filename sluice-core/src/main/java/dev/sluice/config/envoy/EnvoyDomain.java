@@ -1,20 +1,23 @@
-package dev.sluice.server.envoy;
+package dev.sluice.config.envoy;
 
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.config.ConfigLocation;
 import dev.sluice.config.ConfigProblem;
 import dev.sluice.config.LoadedConfig;
-import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import dev.sluice.config.ConfigException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The rate limits of one Envoy domain, read from one file: the descriptor tree Envoy requests are
- * matched against, and the Sluice rules its limits became.
+ * matched against, and the Sluice rules its limits became. The service answers Envoy's gRPC calls
+ * through it, and the Spring Boot starter decides its routes' descriptors through it.
  */
 public final class EnvoyDomain {
   private final String domain;
@@ -85,8 +88,61 @@ public final class EnvoyDomain {
     return new EnvoyDomain(domain, at, merged, all, o, w);
   }
 
-  /** The limit a request descriptor matches, or null if none applies. */
-  EnvoyDescriptors.Match match(RateLimitDescriptor descriptor) {
-    return root.match(descriptor.getEntriesList());
+  /**
+   * What a request descriptor matches, following Envoy's lookup (an exact value first, then the
+   * first matching wildcard in file order, then the key alone; a limit applies only to a
+   * descriptor that ends at its depth), with the key of its counter; null if no limit applies.
+   */
+  public EnvoyMatch match(List<EnvoyEntry> descriptor) {
+    EnvoyDescriptors.Match m = root.match(descriptor);
+    return m == null ? null : new EnvoyMatch(m.limit(), EnvoyEntry.key(descriptor, m.sharedValues()));
+  }
+
+  /**
+   * The descriptors of one request resolved as Envoy's service resolves them: each matched, then
+   * a matched limit whose {@code name} another matched limit {@code replaces} dropped.
+   */
+  public EnvoyResolution resolve(List<List<EnvoyEntry>> descriptors) {
+    EnvoyMatch[] matches = new EnvoyMatch[descriptors.size()];
+    Set<String> replaced = new HashSet<>();
+    for (int i = 0; i < matches.length; i++) {
+      matches[i] = match(descriptors.get(i));
+      if (matches[i] != null) {
+        replaced.addAll(matches[i].limit().replaces());
+      }
+    }
+    boolean blocked = false;
+    for (int i = 0; i < matches.length; i++) {
+      EnvoyLimit l = matches[i] == null ? null : matches[i].limit();
+      if (l != null && l.name() != null && replaced.contains(l.name())) {
+        matches[i] = null;
+      } else if (l != null && l.blocked() && !l.shadow() && !l.quota()) {
+        blocked = true;
+      }
+    }
+    return new EnvoyResolution(Arrays.asList(matches), blocked);
+  }
+
+  /**
+   * Whether a request descriptor with these entry keys could match a limit of this domain.
+   *
+   * @param values per entry, its value when it is the same for every request, or null when each
+   *     request brings its own (any value of the key may then match)
+   */
+  public boolean mayMatch(List<String> keys, List<String> values) {
+    if (keys.size() != values.size()) {
+      throw new IllegalArgumentException("keys and values differ in number: " + keys.size() + ", " + values.size());
+    }
+    return !keys.isEmpty() && root.mayMatch(keys, values);
+  }
+
+  /**
+   * The descriptors with a limit, as {@code key[:value]} paths below the domain
+   * ({@code remote_address}, {@code generic_key:api/user}), sorted: for messages that list them.
+   */
+  public List<String> limitedDescriptors() {
+    List<String> paths = new ArrayList<>();
+    root.limitedPaths(paths);
+    return paths.stream().map(p -> p.substring(domain.length() + 1)).sorted().toList();
   }
 }
