@@ -6,6 +6,7 @@ import dev.sluice.server.http.ClientMessages;
 import dev.sluice.internal.log.ThrottledLog;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,20 +44,24 @@ public final class GrpcErrors implements GrpcExceptionHandlerFunction {
    * error, wrapped in a status exception by the marshaller) or the number of messages. The
    * service's own code never throws to the library (it answers every failure itself), so a
    * failure that passed through the service (this package, which every call into the limiter
-   * goes through) is a bug in it, not in the request. Other Sluice frames — the server's
+   * goes through, or the quota service's package) is a bug in it, not in the request. Other Sluice frames — the server's
    * decorators and network handlers — sit under every call and tell nothing.
    */
   private static boolean isMalformedRequest(Throwable cause) {
-    String service = GrpcErrors.class.getPackageName() + ".";
     for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
       for (StackTraceElement e : t.getStackTrace()) {
-        if (e.getClassName().startsWith(service) && !e.getClassName().startsWith(GrpcErrors.class.getName())) {
+        String c = e.getClassName();
+        if (SERVICES.stream().anyMatch(c::startsWith) && !c.startsWith(GrpcErrors.class.getName())) {
           return false;
         }
       }
     }
     return true;
   }
+
+  /** The packages of the gRPC services: Envoy's RLS (this one) and its quota service. */
+  private static final List<String> SERVICES = List.of(GrpcErrors.class.getPackageName() + ".",
+      "dev.sluice.server.rlqs.");
 
   private static String describe(Throwable cause) {
     for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {

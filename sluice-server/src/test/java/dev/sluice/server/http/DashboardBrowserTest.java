@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -58,9 +59,15 @@ class DashboardBrowserTest {
     return "http://127.0.0.1:" + api.port() + "/";
   }
 
+  private static java.util.Optional<WebElement> banRow(org.openqa.selenium.WebDriver d, String key) {
+    return d.findElements(By.cssSelector("#bans tbody tr")).stream()
+        .filter(tr -> key.equals(tr.getAttribute("data-key"))).findFirst();
+  }
+
   private static WebDriverWait waiting(HeadlessChromium b, Duration d) {
     WebDriverWait w = new WebDriverWait(b.driver, d);
     w.pollingEvery(Duration.ofMillis(50));
+    w.ignoring(StaleElementReferenceException.class);
     return w;
   }
 
@@ -142,16 +149,21 @@ class DashboardBrowserTest {
       String path = "/v1/bans/tiny/" + java.net.URLEncoder.encode(key, StandardCharsets.UTF_8).replace("+", "%20");
       assertThat(admin("PUT", path, "{\"for\":\"10m\"}").statusCode()).isEqualTo(200);
       long t0 = System.nanoTime();
-      WebElement row = waiting(b, Duration.ofSeconds(2)).until(d -> d.findElements(By.cssSelector("#bans tbody tr"))
-          .stream().filter(tr -> key.equals(tr.getAttribute("data-key"))).findFirst().orElse(null));
+      // The page redraws its tables each second: an element found may be replaced before it is
+      // read, so the row is read, and later clicked, inside waits that look again.
+      String shown = waiting(b, Duration.ofSeconds(2)).until(d -> banRow(d, key)
+          .map(tr -> tr.findElement(By.className("key")).getText()).orElse(null));
       long ms = (System.nanoTime() - t0) / 1_000_000;
       System.out.println("ban shown on the dashboard after " + ms + " ms");
-      assertThat(row.findElement(By.className("key")).getText()).isEqualTo(key);
+      assertThat(shown).isEqualTo(key);
       assertThat(b.driver.findElements(By.id("injected"))).isEmpty();
       assertThat(b.driver.getTitle()).isEqualTo("Sluice");
 
       // With the token, its control lifts it.
-      row.findElement(By.tagName("button")).click();
+      waiting(b, Duration.ofSeconds(5)).until(d -> banRow(d, key).map(tr -> {
+        tr.findElement(By.tagName("button")).click();
+        return true;
+      }).orElse(false));
       waiting(b, Duration.ofSeconds(5)).until(d -> d.findElement(By.id("action-result")).getText()
           .contains("Unban: done"));
       assertThat(admin("GET", path, null).statusCode()).isEqualTo(404);
