@@ -44,7 +44,7 @@ final class SecuredApps {
             - {rule: per_ip, key: "ip:{ip}", unless: user}
       """;
 
-  static final String[] PROPERTIES = {
+  private static final String[] PROPERTIES = {
       "sluice.rules=" + RULES,
       "sluice.web.routes[0].path=/api/**",
       "sluice.web.routes[0].operation=user.call",
@@ -61,6 +61,13 @@ final class SecuredApps {
       "sluice.web.routes[3].attributes.user=principal"};
 
   private SecuredApps() {}
+
+  /** {@link #PROPERTIES} and {@code extra}. */
+  static String[] properties(String... extra) {
+    String[] all = java.util.Arrays.copyOf(PROPERTIES, PROPERTIES.length + extra.length);
+    System.arraycopy(extra, 0, all, PROPERTIES.length, extra.length);
+    return all;
+  }
 
   private static UserDetails[] users() {
     String[] names = {"alice", "bob", "carol", "dave", "erin", "frank", "grace"};

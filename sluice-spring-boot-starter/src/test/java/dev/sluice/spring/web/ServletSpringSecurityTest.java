@@ -7,14 +7,20 @@ import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilte
 import org.springframework.boot.web.servlet.AbstractFilterRegistrationBean;
 import org.springframework.boot.web.servlet.DelegatingFilterProxyRegistrationBean;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 
 /** {@link SpringSecurityContract} in a Spring MVC application. */
 class ServletSpringSecurityTest extends SpringSecurityContract {
   @BeforeAll
   static void startApp() {
-    app = WebApps.startSecured(SecuredApps.Servlet.class, WebApplicationType.SERVLET, SecuredApps.PROPERTIES);
+    app = WebApps.startSecured(SecuredApps.Servlet.class, WebApplicationType.SERVLET, SecuredApps.properties());
     port = WebApps.port(app);
+  }
+
+  @Override
+  ConfigurableApplicationContext start(String... extra) {
+    return WebApps.startSecured(SecuredApps.Servlet.class, WebApplicationType.SERVLET, SecuredApps.properties(extra));
   }
 
   @Override

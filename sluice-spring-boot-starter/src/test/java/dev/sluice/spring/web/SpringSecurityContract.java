@@ -1,7 +1,9 @@
 package dev.sluice.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.spring.SluiceConfigurationException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -26,6 +28,9 @@ abstract class SpringSecurityContract {
       app = null;
     }
   }
+
+  /** Starts the application with {@link SecuredApps#properties} and {@code extra}. */
+  abstract ConfigurableApplicationContext start(String... extra);
 
   /** The filters that see a request, in the order they see it: Security's and Sluice's. */
   abstract List<Object> filtersInOrder();
@@ -62,6 +67,15 @@ abstract class SpringSecurityContract {
     }
     assertThat(security).as("Spring Security's filter in %s", filters).isNotNegative();
     assertThat(sluice).as("Sluice's filter in %s", filters).isGreaterThan(security);
+  }
+
+  @Test
+  void aFilterOrderBeforeSecuritysStopsTheStartOfRoutesReadingThePrincipal() {
+    assertThatThrownBy(() -> start("sluice.web.filter-order=-200").close())
+        .isInstanceOf(SluiceConfigurationException.class)
+        .hasMessageContaining("sluice.web.routes[0], sluice.web.routes[1], sluice.web.routes[2], "
+            + "sluice.web.routes[3] read the principal, but sluice.web.filter-order (-200) runs Sluice's filter "
+            + "before Spring Security's");
   }
 
   @Test

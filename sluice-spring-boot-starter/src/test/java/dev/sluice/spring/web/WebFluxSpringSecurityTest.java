@@ -3,6 +3,7 @@ package dev.sluice.spring.web;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.security.web.server.WebFilterChainProxy;
 import org.springframework.web.server.WebFilter;
 
@@ -10,8 +11,13 @@ import org.springframework.web.server.WebFilter;
 class WebFluxSpringSecurityTest extends SpringSecurityContract {
   @BeforeAll
   static void startApp() {
-    app = WebApps.startSecured(SecuredApps.Reactive.class, WebApplicationType.REACTIVE, SecuredApps.PROPERTIES);
+    app = WebApps.startSecured(SecuredApps.Reactive.class, WebApplicationType.REACTIVE, SecuredApps.properties());
     port = WebApps.port(app);
+  }
+
+  @Override
+  ConfigurableApplicationContext start(String... extra) {
+    return WebApps.startSecured(SecuredApps.Reactive.class, WebApplicationType.REACTIVE, SecuredApps.properties(extra));
   }
 
   // The order WebFlux's HTTP handler applies them in.
