@@ -1,31 +1,29 @@
 package dev.sluice.spring.web;
 
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.boot.web.servlet.AbstractFilterRegistrationBean;
 import org.springframework.boot.web.servlet.DelegatingFilterProxyRegistrationBean;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 
 /** {@link SpringSecurityContract} in a Spring MVC application. */
 class ServletSpringSecurityTest extends SpringSecurityContract {
-  @BeforeAll
-  static void startApp() {
-    app = WebApps.startSecured(SecuredApps.Servlet.class, WebApplicationType.SERVLET, SecuredApps.properties());
-    port = WebApps.port(app);
+  @Override
+  Class<?> application() {
+    return SecuredApps.Servlet.class;
   }
 
   @Override
-  ConfigurableApplicationContext start(String... extra) {
-    return WebApps.startSecured(SecuredApps.Servlet.class, WebApplicationType.SERVLET, SecuredApps.properties(extra));
+  WebApplicationType type() {
+    return WebApplicationType.SERVLET;
   }
 
+  // The order the servlet container is given them in.
   @Override
   List<Object> filtersInOrder() {
-    List<Object> filters = List.copyOf(app.getBeansOfType(AbstractFilterRegistrationBean.class).values());
+    List<Object> filters = List.copyOf(app().getBeansOfType(AbstractFilterRegistrationBean.class).values());
     return filters.stream().sorted(AnnotationAwareOrderComparator.INSTANCE).toList();
   }
 

@@ -9,7 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -17,20 +20,37 @@ import org.springframework.context.ConfigurableApplicationContext;
  * route runs after authentication, keyed by the principal, and leaves Security's own answers alone.
  * Each test has users of its own: they share one running application.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class SpringSecurityContract {
-  static ConfigurableApplicationContext app;
-  static int port;
+  private ConfigurableApplicationContext app;
+  private int port;
+
+  /** The application, one of {@link SecuredApps}'s. */
+  abstract Class<?> application();
+
+  abstract WebApplicationType type();
+
+  @BeforeAll
+  void startApp() {
+    app = start();
+    port = WebApps.port(app);
+  }
 
   @AfterAll
-  static void stopApp() {
+  void stopApp() {
     if (app != null) {
       app.close();
-      app = null;
     }
   }
 
   /** Starts the application with {@link SecuredApps#properties} and {@code extra}. */
-  abstract ConfigurableApplicationContext start(String... extra);
+  private ConfigurableApplicationContext start(String... extra) {
+    return WebApps.startSecured(application(), type(), SecuredApps.properties(extra));
+  }
+
+  final ConfigurableApplicationContext app() {
+    return app;
+  }
 
   /** The filters that see a request, in the order they see it: Security's and Sluice's. */
   abstract List<Object> filtersInOrder();
@@ -48,7 +68,7 @@ abstract class SpringSecurityContract {
     return basic(user, SecuredApps.PASSWORD);
   }
 
-  private static int calls(String path) {
+  private int calls(String path) {
     return app.getBean(SecuredApps.Handlers.class).calls(path);
   }
 
