@@ -56,15 +56,7 @@ public final class SluiceClient implements RateLimiter {
     try {
       store.awaitFirstCheck(b.startTimeout);
       RuleSet rules = fetchRules(b.startTimeout);
-      Sluice.Builder sb = Sluice.builder().store(store).rules(rules).storeTimeout(b.storeTimeout)
-          .maxInFlight(b.maxInFlight).denialCache(b.denialCacheKeys).ticker(b.ticker).maxKeyBytes(b.maxKeyBytes);
-      if (!Double.isNaN(b.localShare)) {
-        sb.localShare(b.localShare);
-      }
-      for (DecisionListener l : b.listeners) {
-        sb.listener(l);
-      }
-      this.limiter = sb.build();
+      this.limiter = b.limiter.store(store).rules(rules).build();
     } catch (RuntimeException e) {
       store.close();
       throw e;
@@ -249,13 +241,13 @@ public final class SluiceClient implements RateLimiter {
     private Duration rulesRefresh = Duration.ofSeconds(5);
     private Duration healthCheckInterval = Duration.ofSeconds(1);
     private Duration startTimeout = Duration.ofSeconds(5);
-    private int maxInFlight = Sluice.DEFAULT_MAX_IN_FLIGHT;
-    private int denialCacheKeys = Sluice.DEFAULT_DENIAL_CACHE_KEYS;
-    private int maxKeyBytes = Sluice.DEFAULT_MAX_KEY_BYTES;
-    private double localShare = Double.NaN;
     private String adminToken;
-    private Ticker ticker = Ticker.system();
-    private final List<DecisionListener> listeners = new ArrayList<>();
+    /**
+     * The settings of the library's limiter that the client is, checked by its own builder as they
+     * are given (the same bounds, the same messages); its store and rules are the service's, set
+     * at {@link #build}.
+     */
+    private final Sluice.Builder limiter = Sluice.builder();
 
     private Builder() {}
 
@@ -294,10 +286,7 @@ public final class SluiceClient implements RateLimiter {
      * response timeout, after which a call stops counting against {@link #maxInFlight}.
      */
     public Builder storeTimeout(Duration d) {
-      Objects.requireNonNull(d, "storeTimeout");
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException("storeTimeout must be > 0, was " + d);
-      }
+      limiter.storeTimeout(d);
       this.storeTimeout = d;
       return this;
     }
@@ -334,26 +323,19 @@ public final class SluiceClient implements RateLimiter {
 
     /** As {@link Sluice.Builder#maxInFlight}. */
     public Builder maxInFlight(int n) {
-      if (n < 1) {
-        throw new IllegalArgumentException("maxInFlight must be >= 1, was " + n);
-      }
-      this.maxInFlight = n;
+      limiter.maxInFlight(n);
       return this;
     }
 
     /** As {@link Sluice.Builder#denialCache}: denials this client answers without a round trip. */
     public Builder denialCache(int keys) {
-      if (keys < 0) {
-        throw new IllegalArgumentException("denialCache must be >= 0 keys, was " + keys);
-      }
-      this.denialCacheKeys = keys;
+      limiter.denialCache(keys);
       return this;
     }
 
     /** As {@link Sluice.Builder#maxKeyBytes}; keep it at most the service's (512). */
     public Builder maxKeyBytes(int n) {
-      this.maxKeyBytes = n;
-      Sluice.builder().maxKeyBytes(n); // the same bounds, the same message
+      limiter.maxKeyBytes(n);
       return this;
     }
 
@@ -362,8 +344,7 @@ public final class SluiceClient implements RateLimiter {
      * service is unreachable; default 1 (this client alone). With N clients, 1/N.
      */
     public Builder localShare(double share) {
-      Sluice.builder().localShare(share);
-      this.localShare = share;
+      limiter.localShare(share);
       return this;
     }
 
@@ -375,12 +356,12 @@ public final class SluiceClient implements RateLimiter {
 
     /** The clock of the denial cache and of the local fallback (tests). */
     public Builder ticker(Ticker t) {
-      this.ticker = Objects.requireNonNull(t, "ticker");
+      limiter.ticker(t);
       return this;
     }
 
     public Builder listener(DecisionListener l) {
-      listeners.add(Objects.requireNonNull(l, "listener"));
+      limiter.listener(l);
       return this;
     }
 

@@ -122,7 +122,10 @@ public class SluiceProperties {
      */
     private boolean checkRoutes = true;
 
-    /** The filter's order: after Spring Security's (-100), so that the principal is known. */
+    /**
+     * The filter's order: after Spring Security's (-100), so that the principal is known. An order
+     * before Security's stops the start if a route reads the principal.
+     */
     private int filterOrder = 0;
 
     /**

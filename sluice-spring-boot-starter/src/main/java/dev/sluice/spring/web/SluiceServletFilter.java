@@ -10,7 +10,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.Principal;
 import java.util.Collections;
 import java.util.List;
 import org.springframework.http.ProblemDetail;
@@ -117,8 +116,7 @@ public final class SluiceServletFilter extends OncePerRequestFilter {
 
     @Override
     public String principal() {
-      Principal p = request.getUserPrincipal();
-      return p == null ? null : p.getName();
+      return Principals.name(request.getUserPrincipal());
     }
   }
 }

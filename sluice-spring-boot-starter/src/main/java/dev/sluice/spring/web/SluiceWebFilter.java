@@ -6,9 +6,9 @@ import dev.sluice.http.RateLimitProblem;
 import dev.sluice.spring.DenialResponses;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -45,7 +45,7 @@ public final class SluiceWebFilter implements WebFilter, Ordered {
 
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-    return exchange.getPrincipal().map(Principal::getName).defaultIfEmpty("")
+    return exchange.getPrincipal().map(p -> Objects.requireNonNullElse(Principals.name(p), "")).defaultIfEmpty("")
         .flatMap(name -> decide(exchange, chain, name.isEmpty() ? null : name));
   }
 

@@ -32,12 +32,32 @@ import reactor.core.publisher.Mono;
 @ConditionalOnClass({WebFilter.class, Mono.class, RequestMappingInfoHandlerMapping.class})
 @ConditionalOnBean(RateLimiter.class)
 public class SluiceWebFluxAutoConfiguration {
+  private static final String SECURITY_FILTER = "org.springframework.security.web.server.WebFilterChainProxy";
 
   @Bean
   @ConditionalOnProperty(prefix = "sluice.web", name = "enabled", havingValue = "true", matchIfMissing = true)
   SluiceWebFilter sluiceWebFilter(SluiceProperties properties, RateLimiter limiter, DenialResponses responses,
       SluiceRoutes routes) {
     return new SluiceWebFilter(routes.table(), limiter, responses, properties.getWeb().getFilterOrder());
+  }
+
+  @Bean
+  @ConditionalOnProperty(prefix = "sluice.web", name = "enabled", havingValue = "true", matchIfMissing = true)
+  SmartInitializingSingleton sluiceFluxSecurityOrderCheck(ObjectProvider<SluiceRoutes> routes,
+      SluiceProperties properties, ObjectProvider<WebFilter> filters) {
+    return () -> {
+      // The order WebFlux applies them in; Security is not a dependency, hence its class by name.
+      List<WebFilter> ordered = filters.orderedStream().toList();
+      int sluice = -1;
+      for (int i = 0; i < ordered.size(); i++) {
+        if (ordered.get(i) instanceof SluiceWebFilter) {
+          sluice = i;
+        } else if (sluice >= 0 && ordered.get(i).getClass().getName().equals(SECURITY_FILTER)) {
+          SecurityOrderCheck.sluiceRunsFirst(routes.getObject().table(), properties.getWeb().getFilterOrder(),
+              "Spring Security's WebFilterChainProxy");
+        }
+      }
+    };
   }
 
   @Bean

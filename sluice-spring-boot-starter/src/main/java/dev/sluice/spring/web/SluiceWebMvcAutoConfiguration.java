@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.AbstractFilterRegistrationBean;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpMethod;
@@ -31,6 +32,8 @@ import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMappi
 @ConditionalOnClass({OncePerRequestFilter.class, RequestMappingInfoHandlerMapping.class})
 @ConditionalOnBean(RateLimiter.class)
 public class SluiceWebMvcAutoConfiguration {
+  /** The name Spring Boot registers Spring Security's filter under. */
+  private static final String SECURITY_FILTER = "springSecurityFilterChain";
 
   @Bean
   @ConditionalOnProperty(prefix = "sluice.web", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -56,6 +59,20 @@ public class SluiceWebMvcAutoConfiguration {
         }
       });
       RouteCheck.check(routes.getObject().table(), handlers);
+    };
+  }
+
+  @Bean
+  @ConditionalOnProperty(prefix = "sluice.web", name = "enabled", havingValue = "true", matchIfMissing = true)
+  SmartInitializingSingleton sluiceMvcSecurityOrderCheck(ObjectProvider<SluiceRoutes> routes,
+      SluiceProperties properties, ObjectProvider<AbstractFilterRegistrationBean<?>> registrations) {
+    return () -> {
+      int order = properties.getWeb().getFilterOrder();
+      registrations.stream()
+          .filter(r -> SECURITY_FILTER.equals(r.getFilterName()) && r.getOrder() >= order)
+          .findFirst()
+          .ifPresent(r -> SecurityOrderCheck.sluiceRunsFirst(routes.getObject().table(), order,
+              "Spring Security's (" + r.getOrder() + ")"));
     };
   }
 
