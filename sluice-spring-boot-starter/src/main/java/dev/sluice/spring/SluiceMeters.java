@@ -51,6 +51,11 @@ final class SluiceMeters implements DecisionListener, ConfigWatcher.Listener {
         .description("1 if the latest configuration reload succeeded, 0 if it was rejected").register(registry);
     io.micrometer.core.instrument.Gauge.builder("sluice.rules", rules, AtomicLong::get)
         .description("Rules in force").register(registry);
+    // Each kind from the start, at 0, as the service does: a series that appears only with the
+    // first error leaves a rate() alert on it blind to that error.
+    for (String kind : new String[] {"timeout", "overloaded", "unavailable", "rejected"}) {
+      storeErrorKinds.computeIfAbsent(kind, this::storeErrorKind);
+    }
   }
 
   void rulesInForce(int n) {
@@ -89,8 +94,7 @@ final class SluiceMeters implements DecisionListener, ConfigWatcher.Listener {
     String kind = error instanceof StoreException || error instanceof IllegalArgumentException ? "rejected"
         : error instanceof TimeoutException || error.getClass().getSimpleName().contains("Timeout") ? "timeout"
         : error instanceof java.util.concurrent.RejectedExecutionException ? "overloaded" : "unavailable";
-    storeErrorKinds.computeIfAbsent(kind, k -> Counter.builder("sluice.store.errors.by.kind").tag("kind", k)
-        .description("Store calls that failed or timed out, by kind").register(registry)).increment();
+    storeErrorKinds.computeIfAbsent(kind, this::storeErrorKind).increment();
     String previous = null;
     for (var it : request.items()) {
       if (!it.rule().equals(previous)) {
@@ -112,6 +116,11 @@ final class SluiceMeters implements DecisionListener, ConfigWatcher.Listener {
     policyWarnings.computeIfAbsent(kind, k -> Counter.builder("sluice.policy.warnings").tag("kind", k)
         .description("Problems of the policy path, each counted, logged at most once every 10 s per kind")
         .register(registry)).increment();
+  }
+
+  private Counter storeErrorKind(String kind) {
+    return Counter.builder("sluice.store.errors.by.kind").tag("kind", kind)
+        .description("Store calls that failed or timed out, by kind").register(registry);
   }
 
   private static boolean nearLimit(ItemDecision it) {

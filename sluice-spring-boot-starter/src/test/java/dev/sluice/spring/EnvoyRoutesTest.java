@@ -40,7 +40,7 @@ class EnvoyRoutesTest {
       """;
 
   /** The rules of the test applications' annotated methods. */
-  private static final String RULES = """
+  static final String RULES = """
       limits:
         - name: per_caller
           config:

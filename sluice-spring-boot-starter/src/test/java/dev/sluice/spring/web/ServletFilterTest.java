@@ -132,6 +132,11 @@ class ServletFilterTest {
     assertThat(registry.get("sluice.decisions").tag("rule", "per_tenant").tag("outcome", "allowed").counter().count())
         .isGreaterThanOrEqualTo(1);
     assertThat(registry.get("sluice.rules").gauge().value()).isEqualTo(4);
+    // Every kind of store error from the start, at 0, as the service exports them: an alert on a
+    // series that appears only with the first error never sees it rise.
+    for (String kind : java.util.List.of("timeout", "overloaded", "unavailable", "rejected")) {
+      assertThat(registry.get("sluice.store.errors.by.kind").tag("kind", kind).counter().count()).isZero();
+    }
 
     dev.sluice.RateLimiter limiter = app.getBean(dev.sluice.RateLimiter.class);
     limiter.policies().ban("per_addr", "ip:203.0.113.66", java.time.Instant.now().plusSeconds(600))

@@ -12,14 +12,14 @@ import org.springframework.core.env.MapPropertySource;
 
 /** Starts a test application on a free port, without Boot's Redis support (no Redis runs here). */
 public final class WebApps {
-  private static final List<String> REDIS = List.of(
+  public static final List<String> REDIS = List.of(
       "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
       "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration",
       "org.springframework.boot.data.redis.autoconfigure.DataRedisRepositoriesAutoConfiguration",
       "org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration",
       "org.springframework.boot.data.redis.autoconfigure.health.DataRedisReactiveHealthContributorAutoConfiguration");
   // Spring Security is on the tests' class path for the secured applications; the others are open.
-  private static final List<String> SECURITY = List.of(
+  public static final List<String> SECURITY = List.of(
       "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
       "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration",
       "org.springframework.boot.security.autoconfigure.ReactiveUserDetailsServiceAutoConfiguration",
