@@ -88,7 +88,8 @@ abstract class AbstractRlqsTest {
     server = SluiceServer.builder().limiter(limiter).store(store).config(reloader)
         .prometheus(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).host("127.0.0.1").port(0).ticker(ticker)
         .drainTimeout(Duration.ofSeconds(2)).build().start();
-    stub = GrpcClients.builder("http://127.0.0.1:" + server.port())
+    // Streams last as long as a test needs them, not the client's default response timeout (10 s).
+    stub = GrpcClients.builder("http://127.0.0.1:" + server.port()).responseTimeout(Duration.ZERO)
         .build(RateLimitQuotaServiceGrpc.RateLimitQuotaServiceStub.class);
   }
 

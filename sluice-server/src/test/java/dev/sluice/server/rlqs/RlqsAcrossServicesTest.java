@@ -76,8 +76,10 @@ class RlqsAcrossServicesTest {
         .prometheus(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).host("127.0.0.1").port(0).ticker(ticker)
         .drainTimeout(Duration.ofSeconds(1)).build().start();
     open.add(server::close);
+    // A proxy's stream lasts as long as the proxy: without this, the client's default response
+    // timeout (10 s) ends it when the rates take longer than that to settle on a loaded machine.
     ProxyStream s = new ProxyStream(GrpcClients.builder("http://127.0.0.1:" + server.port())
-        .build(RateLimitQuotaServiceGrpc.RateLimitQuotaServiceStub.class), "edge");
+        .responseTimeout(Duration.ZERO).build(RateLimitQuotaServiceGrpc.RateLimitQuotaServiceStub.class), "edge");
     open.add(s);
     return s;
   }
