@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -124,6 +125,27 @@ final class DecisionScript {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  private static final byte[] REFUND_MARKER = ":refund:".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * A refund's keys: the items' state keys, then the key that marks this refund done, {@code
+   * <first state key>:refund:<16 random hex digits>} (in the first key's hash tag, so on the
+   * same slot). Lettuce sends a command again when its connection dropped before the reply
+   * (at-least-once); the copy carries the same marker and does nothing, so units come back once.
+   */
+  static byte[][] refundKeys(byte[][] stateKeys) {
+    byte[] first = stateKeys[0];
+    byte[] id = HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong())
+        .getBytes(StandardCharsets.US_ASCII);
+    byte[] marker = new byte[first.length + REFUND_MARKER.length + id.length];
+    System.arraycopy(first, 0, marker, 0, first.length);
+    System.arraycopy(REFUND_MARKER, 0, marker, first.length, REFUND_MARKER.length);
+    System.arraycopy(id, 0, marker, first.length + REFUND_MARKER.length, id.length);
+    byte[][] keys = Arrays.copyOf(stateKeys, stateKeys.length + 1);
+    keys[stateKeys.length] = marker;
+    return keys;
   }
 
   /** One decision call: FCALL, or the script where the library is missing or unsupported. */

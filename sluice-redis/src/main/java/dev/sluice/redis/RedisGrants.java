@@ -80,7 +80,7 @@ final class RedisGrants implements Grants {
     byte[][] args;
     try {
       Grants.checkGiveBack(item, grant, units);
-      keys = new byte[][] {store.keyOf(item)};
+      keys = DecisionScript.refundKeys(new byte[][] {store.keyOf(item)});
       args = store.argsOf(REFUND, STORE_CLOCK, withCost(item, units), (List<?>) grant.undo());
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);

@@ -166,8 +166,8 @@ final class ShardedDecision {
         continue;
       }
       int[] which = idx.stream().mapToInt(Integer::intValue).toArray();
-      calls.add(DecisionScript.<List<?>>run(link, ScriptOutputType.MULTI, keysOf(which),
-              args.of(REFUND, new byte[0], which, undo))
+      calls.add(DecisionScript.<List<?>>run(link, ScriptOutputType.MULTI,
+              DecisionScript.refundKeys(keysOf(which)), args.of(REFUND, new byte[0], which, undo))
           .whenComplete((r, e) -> {
             if (e != null) {
               log.warn("refund of a cross-shard reservation failed; it stays until its TTL: {}", e.toString());

@@ -11,7 +11,8 @@
 --       the report as it would be without this commit and an undo record per committed item,
 --       so the caller can refund if another shard denies.
 --   'u' refund: undo reservations; also leased mode's give-back, the item's cost set to the
---       units given back.
+--       units given back. A key after the items' (`<first state key>:refund:<random id>`) marks
+--       the refund done: one the client sends again after a lost reply does nothing.
 --   'l' take (leased mode): one item, args[2] its argument at cost 0 and args[3] the units
 --       asked; commits, as 'r' reserves, the most whole units that fit every window now (see take).
 --   'b' batch: several requests, each decided as by 'd', one after the other; the client sends
@@ -39,7 +40,7 @@
 -- order of the requests (see decide_run in requests.lua; Replies reads it).
 -- ('r'): {report after, report before, undo record of item 1, ..., of item n}, each report a
 -- string as above (the time, then the request's numbers).
--- ('u'): {number of items}.
+-- ('u'): {number of items refunded}: 0 for a refund sent again.
 -- ('l'): {units granted, report after, undo record ({} when none), time decided at}.
 
 -- Mode 'b': requests decided one after the other, each all or nothing on its own, exactly as
@@ -133,13 +134,22 @@ local function decide(keys, args)
   local mode = args[1]
   if mode == 'u' then
     local call = new_call(0, false)
-    local k = 0
+    local items, px = {}, 0
     for pos = 2, #args, 2 do
-      k = k + 1
       local it = item(call, args[pos])
-      it.algorithm.refund(call, keys[k], it, cjson.decode(args[pos + 1]))
+      items[#items + 1] = it
+      -- Two longest windows after the refund, no state still counts the reservation it undoes.
+      px = math.max(px, -floordiv(-2 * it.longest, 1000) + it.slack)
     end
-    return {k}
+    local marker = keys[#items + 1]
+    if marker and not redis.call('SET', marker, '1', 'NX', 'PX', int(px)) then
+      -- The client sent this refund again (a reply lost, the connection re-established): it ran.
+      return {0}
+    end
+    for k = 1, #items do
+      items[k].algorithm.refund(call, keys[k], items[k], cjson.decode(args[2 * k + 1]))
+    end
+    return {#items}
   end
 
   local now

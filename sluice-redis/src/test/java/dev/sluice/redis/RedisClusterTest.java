@@ -67,8 +67,26 @@ class RedisClusterTest extends DifferentialTestBase {
         assertThat(denied).as(a.configName()).isEqualTo(reference.decideSync(second));
         Batch peek = new Batch(List.of(new ResolvedItem(global, "all", 0, global.windows())), t + 2000);
         assertThat(store.decideSync(peek)).as(a.configName()).isEqualTo(reference.decideSync(peek));
+        // The refund left its marker beside the global key, for two of its windows and the slack.
+        String marker = refundMarker(store.keyName(global.name(), "all"));
+        int markerSlot = SlotHash.getSlot(marker.getBytes(StandardCharsets.UTF_8));
+        assertThat(markerSlot).isEqualTo(slot(store, global, "all"));
+        assertThat((Long) redis.get().commandOn(redis.get().masterPortForSlot(markerSlot), "PTTL", marker))
+            .as(a.configName()).isBetween(60_001L, 121_000L);
       }
     }
+  }
+
+  /** The one refund marker of {@code stateKey}, wherever its shard is. */
+  private static String refundMarker(String stateKey) {
+    List<String> found = new ArrayList<>();
+    for (Object keys : redis.get().commandOnAll("KEYS", stateKey.replace("{", "\\{").replace("}", "\\}") + ":refund:*")) {
+      if (keys instanceof List<?> l) {
+        l.forEach(k -> found.add(String.valueOf(k)));
+      }
+    }
+    assertThat(found).hasSize(1);
+    return found.get(0);
   }
 
   @Test

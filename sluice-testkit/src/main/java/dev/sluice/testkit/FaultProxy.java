@@ -37,6 +37,8 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicInteger accepted = new AtomicInteger();
   private final AtomicInteger cut = new AtomicInteger();
   private volatile Mode mode = Mode.FORWARD;
+  /** A request whose reply is cut once (see {@link #cutReplyTo}); null when none is armed. */
+  private volatile byte[] cutAfter;
   private volatile boolean open = true;
   private Mode applied = Mode.FORWARD;
 
@@ -88,6 +90,22 @@ public final class FaultProxy implements AutoCloseable {
    */
   public void cutReplies() {
     setMode(Mode.CUT);
+  }
+
+  /**
+   * Loses one reply: the server's first answer on the connection whose request bytes next
+   * contain {@code request} is dropped, and the connection closed in order (FIN) instead; once.
+   * Everything else is forwarded as usual. The request arrives whole, so the server runs it; only
+   * its reply is lost (the needle is looked for in each read, so it should be a few bytes of one
+   * command).
+   */
+  public void cutReplyTo(byte[] request) {
+    cutAfter = request.clone();
+  }
+
+  /** Whether the reply armed by {@link #cutReplyTo} is still to be cut. */
+  public boolean cutReplyPending() {
+    return cutAfter != null;
   }
 
   /** Forwards normally again, including what waited during a {@link #stall()}. */
@@ -211,6 +229,8 @@ public final class FaultProxy implements AutoCloseable {
     SelectionKey clientKey;
     SelectionKey serverKey;
     boolean closed;
+    /** The server's next reply on this connection is cut (see {@link #cutReplyTo}). */
+    boolean cutNext;
 
     Pair(SocketChannel client, SocketChannel server) {
       this.client = client;
@@ -223,6 +243,19 @@ public final class FaultProxy implements AutoCloseable {
         ByteBuffer into = fromClient ? up : down;
         int n = (fromClient ? client : server).read(into);
         if (n < 0) {
+          close(true);
+          return;
+        }
+        byte[] needle = cutAfter;
+        if (fromClient && n > 0 && needle != null && contains(into, into.position() - n, into.position(), needle)) {
+          cutAfter = null;
+          cutNext = true;
+        }
+        if (!fromClient && n > 0 && cutNext) {
+          // The reply is dropped and the connection closed in order (FIN), as when a server or a
+          // middlebox closes a connection between running a command and answering it.
+          into.clear();
+          cut.incrementAndGet();
           close(true);
           return;
         }
@@ -241,6 +274,19 @@ public final class FaultProxy implements AutoCloseable {
         drain(down, client);
       }
       interest();
+    }
+
+    private static boolean contains(ByteBuffer b, int from, int to, byte[] needle) {
+      for (int i = Math.max(0, from - needle.length + 1); i + needle.length <= to; i++) {
+        int j = 0;
+        while (j < needle.length && b.get(i + j) == needle[j]) {
+          j++;
+        }
+        if (j == needle.length) {
+          return true;
+        }
+      }
+      return false;
     }
 
     private void drain(ByteBuffer buf, SocketChannel to) throws IOException {

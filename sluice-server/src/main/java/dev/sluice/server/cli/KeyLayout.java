@@ -94,18 +94,20 @@ final class KeyLayout {
         && java.util.Arrays.equals(name, p, p + POLICIES.length, POLICIES, 0, POLICIES.length);
   }
 
-  /** Whether {@code name} is a policy key or a ban or audit key beside a key's state: never state. */
+  /** Whether {@code name} is a policy key or a ban, audit or refund key beside a key's state: never state. */
   boolean isPolicy(byte[] name) {
     return isPolicyKey(name) || siblingRuleOf(name) != null;
   }
 
   private static final byte[][] SIBLING_SUFFIXES = {
       ":ban".getBytes(StandardCharsets.US_ASCII), ":audit".getBytes(StandardCharsets.US_ASCII)};
+  private static final byte[] REFUND = ":refund:".getBytes(StandardCharsets.US_ASCII);
+  private static final int REFUND_ID = 16;
 
   /**
-   * The rule of a ban or audit key the store wrote beside a state key ({@code <state key>:ban},
-   * {@code <state key>:audit}), or null if {@code name} is not one. They are not state: their
-   * TTL is the ban's or the state's, set by the store.
+   * The rule of a key the store wrote beside a state key ({@code <state key>:ban}, {@code <state
+   * key>:audit}, {@code <state key>:refund:<16 hex digits>}), or null if {@code name} is not one.
+   * They are not state: their TTL is the ban's, the state's or the refund's, set by the store.
    */
   String siblingRuleOf(byte[] name) {
     for (byte[] suffix : SIBLING_SUFFIXES) {
@@ -113,6 +115,15 @@ final class KeyLayout {
       if (base > 0 && java.util.Arrays.equals(name, base, name.length, suffix, 0, suffix.length)) {
         return ruleOf(java.util.Arrays.copyOf(name, base));
       }
+    }
+    int base = name.length - REFUND_ID - REFUND.length;
+    if (base > 0 && java.util.Arrays.equals(name, base, base + REFUND.length, REFUND, 0, REFUND.length)) {
+      for (int i = base + REFUND.length; i < name.length; i++) {
+        if (Character.digit(name[i], 16) < 0) {
+          return null;
+        }
+      }
+      return ruleOf(java.util.Arrays.copyOf(name, base));
     }
     return null;
   }

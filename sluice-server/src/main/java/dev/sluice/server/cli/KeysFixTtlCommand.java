@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
     description = {"Give a TTL to every key under --prefix that has none. A key of a rule in --config gets the "
         + "longest TTL a write of that rule sets (its longest window; a sliding window adds a bucket, a leaky bucket "
         + "its max_wait) plus 1 s; any other key of the store's naming gets --ttl. Keys under the prefix not named as the store names keys "
-        + "are never changed, nor are bans and audit lists beside a key's state (<key>:ban, <key>:audit), nor keys "
+        + "are never changed, nor are bans, audit lists and refund markers beside a key's state (<key>:ban, <key>:audit, <key>:refund:<id>), nor keys "
         + "outside the prefix, nor keys that already have a TTL.",
         "Give --config, --ttl or both."})
 final class KeysFixTtlCommand extends KeyspaceCommand {

@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
     description = {"Report the keys under --prefix per rule (read from each key's name): how many, how many have "
         + "no TTL, and their memory as MEMORY USAGE reports it (total and average bytes), largest first. Keys "
         + "under the prefix that are not named as the store names keys are reported on a line of their own, and so "
-        + "are the bans and audit lists the store keeps beside a key's state (<key>:ban, <key>:audit).",
+        + "are the bans, audit lists and refund markers the store keeps beside a key's state (<key>:ban, <key>:audit, <key>:refund:<id>).",
         "Changes nothing."})
 final class KeysStatsCommand extends KeyspaceCommand {
   static final String OTHER = "(not a Sluice key)";

@@ -72,6 +72,9 @@ class KeyLayoutTest {
     assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}:other"))).isNull();
     assertThat(layout.siblingRuleOf(bytes("sluice:legacy:ban"))).isNull();
     assertThat(layout.siblingRuleOf(bytes(":ban"))).isNull();
+    assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}:refund:0123456789abcdef"))).isEqualTo("auth.login");
+    assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}:refund:0123456789abcdeg"))).isNull();
+    assertThat(layout.siblingRuleOf(bytes("sluice:{auth.login|user:1}:refund:0123"))).isNull();
   }
 
   @Test
