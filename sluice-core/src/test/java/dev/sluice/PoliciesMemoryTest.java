@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.policy.Ban;
 import dev.sluice.policy.KeyLimit;
+import dev.sluice.policy.ListEntry;
 import dev.sluice.policy.ListKind;
 import dev.sluice.policy.Offender;
 import dev.sluice.policy.LiveLimit;
@@ -172,6 +173,16 @@ class PoliciesMemoryTest {
 
     assertThat(join(policies.list(ListKind.DENY, "per_ip", null, 10)))
         .isEqualTo(new Page<>(List.of("ip:10.0.0.0/8", "ip:2001:db8::/32"), null));
+    // Every rule's entries of a kind, by rule then entry, paged.
+    join(policies.addToList(ListKind.DENY, "per_user", "mallory"));
+    assertThat(join(policies.lists(ListKind.DENY, null, 10)).items()).containsExactly(
+        new ListEntry("per_ip", "ip:10.0.0.0/8"), new ListEntry("per_ip", "ip:2001:db8::/32"),
+        new ListEntry("per_user", "mallory"));
+    Page<ListEntry> first = join(policies.lists(ListKind.DENY, null, 2));
+    assertThat(join(policies.lists(ListKind.DENY, first.next(), 2)))
+        .isEqualTo(new Page<>(List.of(new ListEntry("per_user", "mallory")), null));
+    assertThat(join(policies.lists(ListKind.ALLOW, null, 10)).items()).doesNotContain(new ListEntry("per_user", "mallory"));
+    assertThat(join(policies.removeFromList(ListKind.DENY, "per_user", "mallory"))).isTrue();
     assertThat(join(policies.removeFromList(ListKind.DENY, "per_ip", "ip:10.0.0.0/8"))).isTrue();
     assertThat(limiter.acquire("per_ip", "ip:10.1.2.3").allowed()).isTrue();
   }

@@ -62,6 +62,12 @@ public interface Policies {
   CompletionStage<Page<String>> list(ListKind kind, String rule, String after, int count);
 
   /**
+   * Run-time entries of the {@code kind} lists of every rule, ordered by rule then entry, after
+   * the cursor {@code after} (a page's {@code next}; null: from the start), at most {@code count}.
+   */
+  CompletionStage<Page<ListEntry>> lists(ListKind kind, String after, int count);
+
+  /**
    * The last distinct values of the rule's audit attribute that consumed {@code key}, newest
    * first (empty when the rule keeps no audit or nothing was recorded).
    */

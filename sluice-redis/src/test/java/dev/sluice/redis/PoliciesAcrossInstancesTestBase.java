@@ -9,9 +9,11 @@ import dev.sluice.BanPolicy;
 import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
+import dev.sluice.policy.ListEntry;
 import dev.sluice.policy.ListKind;
 import dev.sluice.policy.LiveLimit;
 import dev.sluice.policy.Offender;
+import dev.sluice.policy.Page;
 import dev.sluice.Operation;
 import dev.sluice.OperationItem;
 import dev.sluice.RateLimiter;
@@ -147,6 +149,23 @@ abstract class PoliciesAcrossInstancesTestBase extends TwoInstancesTestBase {
     }
     assertThat(b.acquire("per_ip", "ip:11.1.2.3").allowed()).isTrue();
     assertThat(b.acquire("per_ip", "ip:11.1.2.3").allowed()).isFalse();
+  }
+
+  @Test
+  void everyRulesRunTimeEntriesAreListedByRuleThenEntryFromEitherInstance() {
+    join(a.policies().addToList(ListKind.DENY, "per_ip", "ip:203.0.113.0/24"));
+    join(a.policies().addToList(ListKind.DENY, "per_ip", "ip:2001:db8::/32"));
+    join(a.policies().addToList(ListKind.DENY, "api", "tenant:9"));
+    join(a.policies().addToList(ListKind.ALLOW, "per_ip", "ip:10.0.0.0/8"));
+    assertThat(join(b.policies().lists(ListKind.DENY, null, 10))).isEqualTo(new Page<>(List.of(
+        new ListEntry("api", "tenant:9"), new ListEntry("per_ip", "ip:2001:db8::/32"),
+        new ListEntry("per_ip", "ip:203.0.113.0/24")), null));
+    Page<ListEntry> first = join(b.policies().lists(ListKind.DENY, null, 2));
+    assertThat(first.items()).hasSize(2);
+    assertThat(join(b.policies().lists(ListKind.DENY, first.next(), 2)).items())
+        .containsExactly(new ListEntry("per_ip", "ip:203.0.113.0/24"));
+    assertThat(join(b.policies().lists(ListKind.ALLOW, null, 10)).items())
+        .containsExactly(new ListEntry("per_ip", "ip:10.0.0.0/8"));
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.sluice.internal.policy;
 
 import dev.sluice.policy.Ban;
 import dev.sluice.policy.KeyLimit;
+import dev.sluice.policy.ListEntry;
 import dev.sluice.policy.ListKind;
 import dev.sluice.policy.LiveLimit;
 import dev.sluice.policy.Offender;
@@ -200,6 +201,11 @@ public final class EnginePolicies implements Policies {
       }
       return page(k, rule, after, count, PolicyRecord::key);
     });
+  }
+
+  @Override
+  public CompletionStage<Page<ListEntry>> lists(ListKind kind, String after, int count) {
+    return checked(() -> page(kind(kind), null, after, count, r -> new ListEntry(r.rule(), r.key())));
   }
 
   @Override

@@ -16,6 +16,8 @@ final class ListsCommand extends PolicyCommand.Group {
   private static final PolicyCommand.Shape ENTRY = new PolicyCommand.Shape(List.of("LIST", "RULE", "ENTRY"),
       e -> List.of(e.get("list").asText(), e.get("rule").asText(), e.get("entry").asText()));
   private static final PolicyCommand.Shape LISTED = new PolicyCommand.Shape(List.of("ENTRY"), e -> List.of(e.asText()));
+  private static final PolicyCommand.Shape RULE_ENTRY = new PolicyCommand.Shape(List.of("RULE", "ENTRY"),
+      e -> List.of(e.get("rule").asText(), e.get("entry").asText()));
 
   static String kind(String k) {
     if (!k.equals("allow") && !k.equals("deny")) {
@@ -66,14 +68,22 @@ final class ListsCommand extends PolicyCommand.Group {
     }
   }
 
-  @Command(name = "ls", mixinStandardHelpOptions = true, description = "Lists the run-time entries of a LIST of RULE.")
-  static final class Ls extends OfList {
+  @Command(name = "ls", mixinStandardHelpOptions = true,
+      description = "Lists the run-time entries of a LIST (allow or deny) of RULE, or of every rule by rule then entry.")
+  static final class Ls extends PolicyCommand {
+    @Parameters(index = "0", paramLabel = "LIST", description = "allow or deny")
+    String list;
+
+    @Parameters(index = "1", paramLabel = "RULE", arity = "0..1", description = "the rule; every rule when left out")
+    String rule;
+
     @Mixin
     Paging paging;
 
     @Override
     public Integer call() {
-      return list(path(), paging, LISTED);
+      String path = "/v1/lists/" + kind(list);
+      return rule == null ? list(path, paging, RULE_ENTRY) : list(path + "/" + AdminClient.segment(rule), paging, LISTED);
     }
   }
 }

@@ -13,6 +13,8 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.policy.Ban;
 import dev.sluice.policy.KeyLimit;
+import dev.sluice.policy.ListEntry;
+import dev.sluice.policy.ListKind;
 import dev.sluice.policy.Offender;
 import dev.sluice.policy.Page;
 import dev.sluice.policy.Policies;
@@ -50,7 +52,7 @@ public final class DashboardApi {
   static final int MAX_RULES = 200;
   /** The longest rule filter read. */
   static final int MAX_FILTER_CHARS = 200;
-  /** Bans and live limits listed: the admin API's first page of this many. */
+  /** Bans, live limits and run-time entries of each access list listed: the admin API's first page of this many. */
   static final int POLICY_PAGE = 20;
   /** Rules whose top denied keys are shown, the most denying ones, and keys each. */
   static final int TOP_RULES = 3;
@@ -153,6 +155,10 @@ public final class DashboardApi {
     }
     CompletableFuture<Page<Ban>> bans = policies.bans(null, null, POLICY_PAGE).toCompletableFuture();
     CompletableFuture<Page<KeyLimit>> limits = policies.limits(null, null, POLICY_PAGE).toCompletableFuture();
+    CompletableFuture<Page<ListEntry>> allowEntries = policies.lists(ListKind.ALLOW, null, POLICY_PAGE)
+        .toCompletableFuture();
+    CompletableFuture<Page<ListEntry>> denyEntries = policies.lists(ListKind.DENY, null, POLICY_PAGE)
+        .toCompletableFuture();
     List<String> topRules = view.mostDenying(TOP_RULES);
     List<CompletableFuture<List<Offender>>> tops = new ArrayList<>();
     for (String rule : topRules) {
@@ -161,6 +167,8 @@ public final class DashboardApi {
     List<CompletableFuture<?>> all = new ArrayList<>(tops);
     all.add(bans);
     all.add(limits);
+    all.add(allowEntries);
+    all.add(denyEntries);
     CompletableFuture<HttpResponse> out = CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
         .orTimeout(POLICY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
         .handle((v, err) -> {
@@ -172,7 +180,7 @@ public final class DashboardApi {
             for (int i = 0; i < topRules.size(); i++) {
               t.add(new DashboardJson.Top(topRules.get(i), tops.get(i).join()));
             }
-            k = new DashboardJson.Keys(null, bans.join(), limits.join(), t);
+            k = new DashboardJson.Keys(null, bans.join(), limits.join(), t, allowEntries.join(), denyEntries.join());
           }
           return k;
         })

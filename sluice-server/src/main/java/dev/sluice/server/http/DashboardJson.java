@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import dev.sluice.FleetView;
 import dev.sluice.Window;
 import dev.sluice.policy.Ban;
+import dev.sluice.policy.ListEntry;
 import dev.sluice.policy.KeyLimit;
 import dev.sluice.policy.Offender;
 import dev.sluice.policy.Page;
@@ -20,7 +21,8 @@ import java.util.List;
  * The body of {@code GET /v1/dashboard}. Every list in it is bounded in count, and the rules'
  * rows also in bytes: past {@link #RULES_BUDGET} no further row is written and the answer says
  * {@code "truncated": true}. With keys of 512 bytes (each escaped to at most 6 bytes a byte in
- * JSON's worst case) the answer stays under {@link #MAX_BYTES}.
+ * JSON's worst case; list entries, which hold no control character, to 2) the answer stays under
+ * {@link #MAX_BYTES}.
  */
 final class DashboardJson {
   /** Bytes the rules' rows may take. */
@@ -33,7 +35,7 @@ final class DashboardJson {
   /** The longest text written of an instance id (the Redis store keeps ids of 256 bytes at most). */
   static final int MAX_ID = 128;
   /** The largest answer: the rules', leases' and lists' budgets and the bounded lists of keys. */
-  static final int MAX_BYTES = 832 * 1024;
+  static final int MAX_BYTES = 880 * 1024;
   /** Windows listed per rule (a tier or override may hold more; the rules endpoint lists all). */
   static final int WINDOWS_PER_RULE = 8;
   /** The longest text written of a file name or an error. */
@@ -53,9 +55,10 @@ final class DashboardJson {
   record Top(String rule, List<Offender> keys) {}
 
   /** What names keys, as the admin API lists it; {@code error} if the store did not answer. */
-  record Keys(String error, Page<Ban> bans, Page<KeyLimit> limits, List<Top> top) {
+  record Keys(String error, Page<Ban> bans, Page<KeyLimit> limits, List<Top> top, Page<ListEntry> allowEntries,
+      Page<ListEntry> denyEntries) {
     static Keys failed(String error) {
-      return new Keys(error, null, null, List.of());
+      return new Keys(error, null, null, List.of(), null, null);
     }
   }
 
@@ -226,6 +229,21 @@ final class DashboardJson {
     }
     g.writeEndArray();
     g.writeBooleanField("more", k.limits().next() != null);
+    g.writeEndObject();
+    // Entries added to the access lists at run time (the configured ones are in "lists").
+    g.writeObjectFieldStart("listEntries");
+    g.writeArrayFieldStart("items");
+    for (int which = 0; which < 2; which++) {
+      for (ListEntry e : (which == 0 ? k.allowEntries() : k.denyEntries()).items()) {
+        g.writeStartObject();
+        g.writeStringField("rule", e.rule());
+        g.writeStringField("list", which == 0 ? "allow" : "deny");
+        g.writeStringField("entry", e.entry());
+        g.writeEndObject();
+      }
+    }
+    g.writeEndArray();
+    g.writeBooleanField("more", k.allowEntries().next() != null || k.denyEntries().next() != null);
     g.writeEndObject();
     g.writeArrayFieldStart("topDenied");
     for (Top t : k.top()) {

@@ -21,13 +21,21 @@ final class PathSegments {
    * ({@link PathEscapes}); a segment's malformed escape is refused naming the
    * segment ({@code shape}'s {@code {rule}}, {@code {key}}, {@code {entry}}) and the escape.
    */
-  static List<String> of(ServiceRequestContext ctx, String prefix, int n, String shape) throws ApiException {
+  /** How many segments follow {@code prefix} in the request's path (the path is under it). */
+  static int count(ServiceRequestContext ctx, String prefix) {
+    String raw = rawPath(ctx);
+    return raw.startsWith(prefix) ? raw.substring(prefix.length()).split("/", -1).length : 0;
+  }
+
+  private static String rawPath(ServiceRequestContext ctx) {
     String sent = ctx.request().headers().get(PathEscapes.RAW_PATH);
     String raw = sent != null ? sent : ctx.rawPath();
     int q = raw.indexOf('?');
-    if (q >= 0) {
-      raw = raw.substring(0, q);
-    }
+    return q >= 0 ? raw.substring(0, q) : raw;
+  }
+
+  static List<String> of(ServiceRequestContext ctx, String prefix, int n, String shape) throws ApiException {
+    String raw = rawPath(ctx);
     if (!raw.startsWith(prefix)) {
       throw new ApiException(404, "not_found", "expected " + shape);
     }

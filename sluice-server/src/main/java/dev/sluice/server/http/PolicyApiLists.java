@@ -14,7 +14,10 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** The run-time entries of the allow and deny lists: {@code /v1/lists/{allow|deny}/{rule}[/{entry}]}. */
+/**
+ * The run-time entries of the allow and deny lists: {@code /v1/lists/{allow|deny}/{rule}[/{entry}]},
+ * and {@code GET /v1/lists/{allow|deny}}, every rule's entries of that kind.
+ */
 final class PolicyApiLists extends PolicyApiHandler {
   private static final Set<String> LIST_PAGE_PARAMS = Set.of("after", "count");
 
@@ -26,14 +29,28 @@ final class PolicyApiLists extends PolicyApiHandler {
   HttpResponse list(ServiceRequestContext ctx, AggregatedHttpRequest req) throws ApiException {
     HttpMethod m = req.method();
     boolean listing = m == HttpMethod.GET;
-    List<String> p = listing ? segments(ctx, "/v1/lists/", 2, "/v1/lists/{allow|deny}/{rule}")
+    boolean everyRule = listing && PathSegments.count(ctx, "/v1/lists/") == 1;
+    List<String> p = everyRule ? segments(ctx, "/v1/lists/", 1, "/v1/lists/{allow|deny}")
+        : listing ? segments(ctx, "/v1/lists/", 2, "/v1/lists/{allow|deny}/{rule}")
         : segments(ctx, "/v1/lists/", 3, "/v1/lists/{allow|deny}/{rule}/{entry}");
     ListKind kind = switch (p.get(0)) {
       case "allow" -> ListKind.ALLOW;
       case "deny" -> ListKind.DENY;
       default -> throw new ApiException(404, "not_found", "no list '" + clip(p.get(0))
-          + "': the lists are /v1/lists/allow/{rule} and /v1/lists/deny/{rule}");
+          + "': the lists are /v1/lists/allow and /v1/lists/deny");
     };
+    if (everyRule) {
+      noBody(req);
+      QueryParams q = query(ctx, LIST_PAGE_PARAMS);
+      String after = after(q);
+      int count = count(q, DEFAULT_PAGE);
+      return answer(policies().lists(kind, after, count), page -> ok(g -> writePage(g, page, (w, e) -> {
+        w.writeStartObject();
+        w.writeStringField("rule", e.rule());
+        w.writeStringField("entry", e.entry());
+        w.writeEndObject();
+      })), "invalid_page");
+    }
     String rule = rule(p.get(1));
     noBody(req);
     if (listing) {

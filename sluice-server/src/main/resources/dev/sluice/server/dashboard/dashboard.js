@@ -239,6 +239,24 @@
     }));
     $('limits-more').textContent = keys.limits.items.length === 0 ? 'No live limits.'
       : keys.limits.more ? 'More live limits: GET /v1/limits lists them all.' : '';
+    $('entries').tBodies[0].replaceChildren(...keys.listEntries.items.map((e) => {
+      const tr = el('tr');
+      tr.dataset.rule = e.rule;
+      tr.dataset.list = e.list;
+      tr.dataset.entry = e.entry;
+      tr.appendChild(el('td', e.rule, 'text'));
+      tr.appendChild(el('td', e.list, 'text'));
+      tr.appendChild(el('td', e.entry, 'key'));
+      const c = el('td');
+      if (controls) {
+        c.appendChild(control('Remove', () => act('DELETE', path('/v1/lists/' + e.list + '/', e.rule, e.entry), null,
+          'Remove list entry')));
+      }
+      tr.appendChild(c);
+      return tr;
+    }));
+    $('entries-more').textContent = keys.listEntries.items.length === 0 ? 'No entries added at run time.'
+      : keys.listEntries.more ? 'More entries: GET /v1/lists/allow and GET /v1/lists/deny list them all.' : '';
   }
 
   function renderLists(d) {
@@ -255,7 +273,7 @@
     }));
     $('lists-more').textContent = (lists.items.length === 0 ? 'No configured list in the rules shown. ' : '')
       + (lists.truncated ? 'Cut to the answer\'s bound. ' : '')
-      + 'Entries added at run time: GET /v1/lists/{allow|deny}/{rule}.';
+      + 'Entries added at run time are listed below.';
   }
 
   function renderLeases(d) {

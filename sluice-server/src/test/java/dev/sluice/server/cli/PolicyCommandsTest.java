@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -124,6 +125,15 @@ class PolicyCommandsTest {
     assertThat(add.exit()).as(add.all()).isZero();
     Cli.Run ls = run("lists", "ls", "deny", "api");
     assertThat(ls.outLines()).containsExactly("ENTRY", "ip:10.0.0.0/8");
+    // Without a rule: every rule's entries of the list, by rule then entry.
+    assertThat(run("lists", "add", "deny", "hot", "tenant:7").exit()).isZero();
+    assertThat(run("lists", "add", "allow", "hot", "tenant:1").exit()).isZero();
+    Cli.Run every = run("lists", "ls", "deny");
+    assertThat(every.exit()).as(every.all()).isZero();
+    assertThat(every.outLines()).extracting(l -> List.of(l.trim().split("\\s+")))
+        .containsExactly(List.of("RULE", "ENTRY"), List.of("api", "ip:10.0.0.0/8"), List.of("hot", "tenant:7"));
+    assertThat(run("lists", "rm", "deny", "hot", "tenant:7").exit()).isZero();
+    assertThat(run("lists", "rm", "allow", "hot", "tenant:1").exit()).isZero();
     assertThat(run("lists", "rm", "deny", "api", "ip:10.0.0.0/8").exit()).isZero();
     assertThat(run("lists", "rm", "deny", "api", "ip:10.0.0.0/8").exit()).isEqualTo(1);
     Cli.Run bad = run("lists", "add", "deny", "api", "ip:10.0.0.0/99");

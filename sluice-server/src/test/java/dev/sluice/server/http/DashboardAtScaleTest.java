@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.RateLimiter;
+import dev.sluice.policy.ListKind;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -48,6 +49,15 @@ class DashboardAtScaleTest {
     return b.toString();
   }
 
+  /** A list entry of 512 bytes that JSON writes at its longest (entries hold no control character). */
+  static String worstEntry(int i) {
+    StringBuilder b = new StringBuilder("e" + i + "-");
+    while (b.length() < 512) {
+      b.append(b.length() % 2 == 0 ? '\\' : '"');
+    }
+    return b.toString();
+  }
+
   @BeforeAll
   void start() throws Exception {
     api = new RunningService(TOKEN, rules(RULES));
@@ -63,6 +73,11 @@ class DashboardAtScaleTest {
     // Control characters cannot travel in a path: these bans are set through the same limiter.
     for (int i = 0; i < 30; i++) {
       limiter.policies().ban("r" + i, worstKey(i), Instant.now().plus(Duration.ofHours(1))).toCompletableFuture().join();
+    }
+    // And as many run-time list entries of each kind, more than a page.
+    for (int i = 0; i < 30; i++) {
+      limiter.policies().addToList(ListKind.ALLOW, "r" + i, worstEntry(i)).toCompletableFuture().join();
+      limiter.policies().addToList(ListKind.DENY, "r" + i, worstEntry(i + 30)).toCompletableFuture().join();
     }
   }
 
@@ -96,6 +111,8 @@ class DashboardAtScaleTest {
     assertThat(denied).isEqualTo(d.at("/totals/denied").asLong()).isEqualTo(DENIED_KEYS);
     assertThat(d.at("/keys/bans/items")).hasSize(DashboardApi.POLICY_PAGE);
     assertThat(d.at("/keys/bans/more").asBoolean()).isTrue();
+    assertThat(d.at("/keys/listEntries/items")).hasSize(2 * DashboardApi.POLICY_PAGE);
+    assertThat(d.at("/keys/listEntries/more").asBoolean()).isTrue();
     assertThat(d.at("/keys/topDenied")).hasSize(DashboardApi.TOP_RULES);
     assertThat(d.at("/keys/topDenied/0/items").size()).isBetween(1, DashboardApi.TOP_KEYS);
 

@@ -17,9 +17,9 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The dashboard's fleet, leases and access lists on a service on the memory store: what the
- * answer and the page (in headless Chromium) show with the admin token, and that without it they
- * count but name no instance, key or entry.
+ * The dashboard's fleet, leases and access lists (configured, and added at run time) on a service
+ * on the memory store: what the answer and the page (in headless Chromium) show with the admin
+ * token, and that without it they count but name no instance, key or entry.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DashboardPanelsTest {
@@ -171,6 +171,38 @@ class DashboardPanelsTest {
       assertThat(deny).contains("<b>bad</b>");
       assertThat(b.driver.findElements(By.cssSelector("#lists b"))).isEmpty();
     }
+  }
+
+  @Test
+  void anEntryAddedAtRunTimeShowsWithTheTokenAndItsControlRemovesIt() throws Exception {
+    String entry = "ip:192.0.2.0/24";
+    String path = "/v1/lists/deny/guarded/ip:192.0.2.0%2F24";
+    HttpResponse<String> add = api.sendWithHeaders("PUT", path, new byte[0], "authorization", "Bearer " + TOKEN);
+    assertThat(add.statusCode()).as(add.body()).isEqualTo(200);
+    // In the answer with the token, as the admin API lists it; without it, not at all.
+    assertThat(dashboard(TOKEN).at("/keys/listEntries/items").toString())
+        .contains("{\"rule\":\"guarded\",\"list\":\"deny\",\"entry\":\"ip:192.0.2.0/24\"}");
+    assertThat(dashboard(null).toString()).doesNotContain("192.0.2.0");
+    try (HeadlessChromium b = new HeadlessChromium(1400, 1400)) {
+      b.driver.get("http://127.0.0.1:" + api.port() + "/");
+      WebDriverWait wait = new WebDriverWait(b.driver, Duration.ofSeconds(10));
+      wait.until(d -> d.findElement(By.id("fleet-note")).getText().startsWith("1 live instance"));
+      assertThat(b.driver.getPageSource()).doesNotContain("192.0.2.0");
+      b.driver.findElement(By.id("token")).sendKeys(TOKEN);
+      b.driver.findElement(By.id("token-save")).click();
+      String row = "[...document.querySelectorAll('#entries tbody tr')].find(t => t.dataset.entry === '" + entry + "')";
+      String shown = wait.until(d -> (String) b.driver.executeScript("const tr = " + row
+          + "; return tr ? tr.textContent : null;"));
+      assertThat(shown).startsWith("guardeddeny" + entry);
+      // Its control removes it (the page redraws each second: found and clicked in one go).
+      wait.until(d -> (Boolean) b.driver.executeScript("const tr = " + row
+          + "; if (!tr) return false; tr.querySelector('button').click(); return true;"));
+      wait.until(d -> d.findElement(By.id("action-result")).getText().contains("Remove list entry: done"));
+      wait.until(d -> (Boolean) b.driver.executeScript("return !" + row + ";"));
+    }
+    HttpResponse<String> after = api.sendWithHeaders("GET", "/v1/lists/deny/guarded", new byte[0],
+        "authorization", "Bearer " + TOKEN);
+    assertThat(JSON.readTree(after.body()).get("items")).isEmpty();
   }
 
   @Test

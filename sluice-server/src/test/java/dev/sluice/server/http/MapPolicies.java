@@ -3,6 +3,7 @@ package dev.sluice.server.http;
 import dev.sluice.policy.Ban;
 import dev.sluice.InvalidKeyException;
 import dev.sluice.policy.KeyLimit;
+import dev.sluice.policy.ListEntry;
 import dev.sluice.policy.ListKind;
 import dev.sluice.policy.LiveLimit;
 import dev.sluice.policy.Offender;
@@ -153,6 +154,15 @@ final class MapPolicies implements Policies {
   @Override
   public CompletionStage<Boolean> removeFromList(ListKind kind, String rule, String entry) {
     return call(rule, null, () -> lists.get(kind).remove(id(rule, entry)) != null);
+  }
+
+  @Override
+  public CompletionStage<Page<ListEntry>> lists(ListKind kind, String after, int count) {
+    return call(null, null, () -> {
+      TreeMap<String, ListEntry> all = new TreeMap<>();
+      lists.get(kind).forEach((id, e) -> all.put(id, new ListEntry(id.substring(0, id.indexOf(' ')), e)));
+      return page(all, null, after, count);
+    });
   }
 
   @Override

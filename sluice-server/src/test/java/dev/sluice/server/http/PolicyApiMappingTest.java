@@ -308,6 +308,14 @@ class PolicyApiMappingTest {
     assertThat(deny.get("next").asText()).isEqualTo("ip:10.0.0.0/8");
     JsonNode allow = json(send("GET", "/v1/lists/allow/login", null));
     assertThat(allow.get("items")).extracting(JsonNode::asText).containsExactly("user:admin*");
+    // Every rule's entries of a list, by rule then entry, paged by "<rule> <entry>".
+    JsonNode first = json(send("GET", "/v1/lists/deny?count=1", null));
+    assertThat(first).isEqualTo(JSON.readTree(
+        "{\"items\":[{\"rule\":\"login\",\"entry\":\"ip:10.0.0.0/8\"}],\"next\":\"login ip:10.0.0.0/8\"}"));
+    JsonNode second = json(send("GET", "/v1/lists/deny?count=1&after=login%20ip:10.0.0.0%2F8", null));
+    assertThat(second.get("items").get(0).get("entry").asText()).isEqualTo("ip:2001:db8::/32");
+    refused("GET", "/v1/lists/deny?rule=login", null, "invalid_request", "rule");
+    assertThat(send("GET", "/v1/lists/grey", null).statusCode()).isEqualTo(404);
 
     assertThat(send("DELETE", "/v1/lists/deny/login/ip:10.0.0.0%2F8", null).statusCode()).isEqualTo(204);
     assertThat(send("DELETE", "/v1/lists/deny/login/ip:10.0.0.0%2F8", null).statusCode()).isEqualTo(404);
@@ -356,6 +364,7 @@ class PolicyApiMappingTest {
       new String[] {"PUT", "/v1/lists/allow/api/k", null},
       new String[] {"DELETE", "/v1/lists/deny/api/k", null},
       new String[] {"GET", "/v1/lists/allow/api", null},
+      new String[] {"GET", "/v1/lists/deny", null},
       new String[] {"GET", "/v1/audit/api/k", null},
       new String[] {"GET", "/v1/top?rule=api", null});
 

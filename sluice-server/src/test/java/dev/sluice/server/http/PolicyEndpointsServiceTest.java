@@ -139,6 +139,12 @@ class PolicyEndpointsServiceTest {
     assertThat(denied.headers().firstValue("retry-after")).isEmpty();
     JsonNode list = JSON.readTree(admin("GET", "/v1/lists/deny/api.call", null).body());
     assertThat(list.get("items")).extracting(JsonNode::asText).contains("ip:10.9.0.0/16");
+    // Every rule's deny list, as {rule, entry}; the allow list holds none of it.
+    JsonNode every = JSON.readTree(admin("GET", "/v1/lists/deny?count=1000", null).body());
+    assertThat(every.get("items")).extracting(e -> e.get("rule").asText() + " " + e.get("entry").asText())
+        .contains("api.call ip:10.9.0.0/16");
+    JsonNode allow = JSON.readTree(admin("GET", "/v1/lists/allow?count=1000", null).body());
+    assertThat(allow.get("items")).extracting(e -> e.get("entry").asText()).doesNotContain("ip:10.9.0.0/16");
     assertThat(admin("DELETE", "/v1/lists/deny/api.call/ip:10.9.0.0%2F16", null).statusCode()).isEqualTo(204);
     assertThat(api.post("/v1/acquire", "{\"rule\":\"api.call\",\"key\":\"ip:10.9.3.4\"}").statusCode()).isEqualTo(200);
   }
