@@ -68,6 +68,10 @@ final class RlqsStream {
   StreamObserver<RateLimitQuotaUsageReports> inbound() {
     ServerCallStreamObserver<RateLimitQuotaResponse> call = (ServerCallStreamObserver<RateLimitQuotaResponse>) out;
     call.disableAutoRequest();
+    // A call the client broke off (a reset, a malformed frame) is cancelled: what the stream holds
+    // is released in its turn, and a report already being answered writes to nothing instead of
+    // failing as if the service had.
+    call.setOnCancelHandler(() -> submit(RlqsStream.this::release));
     call.request(1);
     return new StreamObserver<>() {
       @Override
