@@ -33,7 +33,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.AfterProperty;
+import net.jqwik.api.lifecycle.AfterTry;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
@@ -93,7 +93,7 @@ class RlqsBadBytesProperties {
   }
 
   /** After each try: a valid report on a new stream is still answered, one action per bucket. */
-  @AfterProperty
+  @AfterTry
   void theServiceStillAnswers() throws Exception {
     AggregatedHttpResponse r = send(frame(0, valid().toByteArray()));
     assertThat(status(r).getCode()).isEqualTo(Status.Code.OK);
