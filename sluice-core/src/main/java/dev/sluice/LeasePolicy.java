@@ -29,6 +29,29 @@ public record LeasePolicy(Duration leaseLength, Duration reportInterval, double 
   public static final LeasePolicy DEFAULTS = new LeasePolicy(DEFAULT_LEASE_LENGTH, DEFAULT_REPORT_INTERVAL,
       DEFAULT_SLACK);
 
+  /**
+   * The settings of a rule whose shortest period is {@code shortest}, each one given as null at
+   * its default: a lease of 1 s, or {@code shortest} if shorter; reports every 100 ms, or every
+   * half lease if shorter; 1 % slack. Both configuration formats read {@code mode: leased} this way.
+   *
+   * @throws IllegalArgumentException naming the field that is out of range, or a lease longer
+   *     than {@code shortest} (units given back after the window forgot them would free nothing)
+   */
+  public static LeasePolicy withDefaults(Duration shortest, Duration leaseLength, Duration reportInterval,
+      Double slack) {
+    Duration length = leaseLength != null ? leaseLength : min(DEFAULT_LEASE_LENGTH, shortest);
+    if (length.compareTo(shortest) > 0) {
+      throw new IllegalArgumentException("lease_length " + length + " is longer than the rule's shortest period, "
+          + shortest + " (units given back after the window forgot them would free nothing)");
+    }
+    Duration interval = reportInterval != null ? reportInterval : min(DEFAULT_REPORT_INTERVAL, length.dividedBy(2));
+    return new LeasePolicy(length, interval, slack != null ? slack : DEFAULT_SLACK);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
   /** @throws IllegalArgumentException naming the field that is out of range */
   public LeasePolicy {
     Objects.requireNonNull(leaseLength, "leaseLength");

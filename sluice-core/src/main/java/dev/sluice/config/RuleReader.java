@@ -236,7 +236,7 @@ final class RuleReader extends FieldReader {
       return null;
     }
     Duration shortest = windows.stream().map(Window::period).min(Duration::compareTo).orElseThrow();
-    Duration leaseLength = min(LeasePolicy.DEFAULT_LEASE_LENGTH, shortest);
+    Duration leaseLength = null;
     if (length != null) {
       Long micros = duration(length.value(), "lease_length", false);
       if (micros == null) {
@@ -250,7 +250,7 @@ final class RuleReader extends FieldReader {
         return null;
       }
     }
-    Duration reportInterval = min(LeasePolicy.DEFAULT_REPORT_INTERVAL, leaseLength.dividedBy(2));
+    Duration reportInterval = null;
     if (interval != null) {
       Long micros = duration(interval.value(), "report_interval", false);
       if (micros == null) {
@@ -258,20 +258,19 @@ final class RuleReader extends FieldReader {
       }
       reportInterval = Duration.ofNanos(micros * 1000);
     }
-    double slack = LeasePolicy.DEFAULT_SLACK;
+    Double slack = null;
     if (slackField != null) {
-      Double parsed = share(slackField);
-      if (parsed == null) {
+      slack = share(slackField);
+      if (slack == null) {
         return null;
       }
-      slack = parsed;
     }
     ConfigLocation at = (interval != null ? interval : length != null ? length : mode).value().location();
     try {
-      LeasePolicy lease = new LeasePolicy(leaseLength, reportInterval, slack);
+      LeasePolicy lease = LeasePolicy.withDefaults(shortest, leaseLength, reportInterval, slack);
       if (lease.budget(windows) < 8) {
         warn(mode.value().location(), label + ": leased with a budget of " + lease.budget(windows) + " units ("
-            + BigDecimal.valueOf(slack * 100).stripTrailingZeros().toPlainString() + "% of its smallest limit): whole units cannot stay within it across"
+            + BigDecimal.valueOf(lease.slack() * 100).stripTrailingZeros().toPlainString() + "% of its smallest limit): whole units cannot stay within it across"
             + " several instances, and at such a rate a store call per decision is cheap; keep it exact");
       }
       return lease;
@@ -297,10 +296,6 @@ final class RuleReader extends FieldReader {
     error(f.value().location(), f.name() + " must be a percentage such as 1% or a fraction such as 0.01, found "
         + f.value().describe());
     return null;
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
   }
 
   private void lint(Rule rule, String label, List<ConfigLocation> windowsAt, List<List<ConfigLocation>> overrideWindowsAt,

@@ -2,6 +2,7 @@ package dev.sluice.config.envoy;
 
 import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
+import dev.sluice.LeasePolicy;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.config.ConfigException;
@@ -39,7 +40,9 @@ public final class EnvoyConfigParser {
       "shadow_mode", "quota_mode", "share_threshold", "metadata", "detailed_metric", "value_to_metric", "sluice");
   private static final Set<String> RATE_LIMIT_KEYS = Set.of("unit", "requests_per_unit", "unlimited", "name", "replaces");
   private static final Set<String> REPLACES_KEYS = Set.of("name");
-  private static final Set<String> SLUICE_KEYS = Set.of("algorithm", "windows", "failure_mode", "max_wait");
+  private static final Set<String> SLUICE_KEYS = Set.of("algorithm", "windows", "failure_mode", "max_wait", "mode",
+      "lease_length", "report_interval", "lease_slack");
+  private static final List<String> LEASE_KEYS = List.of("lease_length", "report_interval", "lease_slack");
   private static final Set<String> WINDOW_KEYS = Set.of("limit", "period");
   private static final long UINT32_MAX = 0xFFFF_FFFFL;
 
@@ -156,6 +159,11 @@ public final class EnvoyConfigParser {
     Node unitNode = get(r, "unit");
     Node rpuNode = get(r, "requests_per_unit");
 
+    boolean leased = leased(x);
+    if (leased && (unlimited || windowsNode == null && rpuNode != null && whole(rpuNode, "requests_per_unit", UINT32_MAX) == 0)) {
+      throw error(get(x, "mode"), "mode: leased needs a limit to lease; this descriptor's rate_limit is "
+          + (unlimited ? "unlimited" : "0 (every request over the limit)"));
+    }
     List<Window> windows = new ArrayList<>();
     EnvoyUnit unit = null;
     if (windowsNode != null) {
@@ -221,10 +229,55 @@ public final class EnvoyConfigParser {
       if (mw != null) {
         b.maxWait(duration(mw, "max_wait", true));
       }
+      if (leased) {
+        b.lease(lease(x, windows));
+      }
+      return new EnvoyLimit(path, b.build(), name, replaces, false, false, shadow, quota, metadata, unit);
     } catch (IllegalArgumentException e) {
       throw error(ext, e.getMessage());
     }
-    return new EnvoyLimit(path, b.build(), name, replaces, false, false, shadow, quota, metadata, unit);
+  }
+
+  /** Whether the {@code sluice} block says {@code mode: leased}; lease settings need it. */
+  private static boolean leased(MapNode x) throws ConfigException {
+    Node mode = get(x, "mode");
+    String text = mode == null ? "exact" : text(mode, "mode");
+    if (!text.equals("exact") && !text.equals("leased")) {
+      throw error(mode, "mode must be exact or leased, was '" + text + "'");
+    }
+    if (text.equals("exact")) {
+      for (String k : LEASE_KEYS) {
+        if (get(x, k) != null) {
+          throw error(get(x, k), k + " applies only to mode: leased");
+        }
+      }
+    }
+    return text.equals("leased");
+  }
+
+  /** Leased mode's settings, as the native format reads them: unset ones follow the windows. */
+  private static LeasePolicy lease(MapNode x, List<Window> windows) throws ConfigException {
+    Duration shortest = windows.stream().map(Window::period).min(Duration::compareTo).orElseThrow();
+    Node length = get(x, "lease_length");
+    Node interval = get(x, "report_interval");
+    Node slack = get(x, "lease_slack");
+    Double share = null;
+    if (slack != null) {
+      String t = text(slack, "lease_slack").trim();
+      try {
+        share = t.endsWith("%") ? Double.parseDouble(t.substring(0, t.length() - 1).trim()) / 100 : Double.parseDouble(t);
+      } catch (NumberFormatException e) {
+        throw error(slack, "lease_slack must be a percentage such as 1% or a fraction such as 0.01, was '" + t + "'");
+      }
+    }
+    try {
+      return LeasePolicy.withDefaults(shortest, length == null ? null : duration(length, "lease_length", false),
+          interval == null ? null : duration(interval, "report_interval", false), share);
+    } catch (IllegalArgumentException e) {
+      String m = e.getMessage();
+      throw error(m.startsWith("lease_slack") && slack != null ? slack : m.startsWith("report_interval") && interval != null
+          ? interval : length != null ? length : get(x, "mode"), m);
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Algorithm;
 import dev.sluice.FailureMode;
+import dev.sluice.LeasePolicy;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.config.ConfigException;
@@ -134,6 +135,72 @@ class EnvoyConfigParserTest {
             sluice:
               windows: [{limit: 3, period: -1s}]
         """, "5:36", "period must be > 0, was '-1s'");
+  }
+
+  @Test
+  void theSluiceBlockCanLeaseADescriptorsLimitAsTheNativeFormatDoes() throws Exception {
+    EnvoyDomain d = parse("""
+        domain: api
+        descriptors:
+          - key: generic_key
+            value: global
+            rate_limit: {unit: second, requests_per_unit: 50000}
+            sluice: {algorithm: token_bucket, mode: leased}
+          - key: tenant
+            sluice:
+              mode: leased
+              lease_length: 500ms
+              report_interval: 50ms
+              lease_slack: 2%
+              windows: [{limit: 20000, period: 1s}, {limit: 600000, period: 1m}]
+        """);
+    assertThat(d.rules().get(0).lease()).isEqualTo(LeasePolicy.DEFAULTS);
+    assertThat(d.rules().get(0).algorithm()).isEqualTo(Algorithm.TOKEN_BUCKET);
+    assertThat(d.rules().get(1).lease())
+        .isEqualTo(new LeasePolicy(Duration.ofMillis(500), Duration.ofMillis(50), 0.02));
+    // Defaults follow the windows, as in the native format: a 200 ms window leases for 200 ms.
+    EnvoyDomain shortWindow = parse("""
+        domain: api
+        descriptors:
+          - key: k
+            sluice: {mode: leased, lease_slack: 0.005, windows: [{limit: 10000, period: 200ms}]}
+        """);
+    assertThat(shortWindow.rules().get(0).lease())
+        .isEqualTo(new LeasePolicy(Duration.ofMillis(200), Duration.ofMillis(100), 0.005));
+    assertThat(parse("""
+        domain: api
+        descriptors:
+          - key: k
+            rate_limit: {unit: second, requests_per_unit: 10}
+            sluice: {mode: exact}
+        """).rules().get(0).lease()).isNull();
+  }
+
+  @Test
+  void aLeaseTheStoreCouldNotKeepIsRefusedWhereItIsWritten() {
+    String head = """
+        domain: api
+        descriptors:
+          - key: k
+        """;
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 10}\n    sluice: {mode: borrowed}\n",
+        "5:20", "mode must be exact or leased, was 'borrowed'");
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 10}\n    sluice: {lease_slack: 1%}\n",
+        "5:27", "lease_slack applies only to mode: leased");
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 10}\n"
+        + "    sluice: {mode: leased, algorithm: leaky_bucket}\n", "5:13", "a leaky_bucket cannot be leased");
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 10}\n"
+        + "    sluice: {mode: leased, lease_length: 2s}\n", "5:42", "lease_length PT2S is longer than the rule's shortest period, PT1S");
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 10}\n"
+        + "    sluice: {mode: leased, report_interval: 1ms}\n", "5:45", "report_interval must be between 10ms and 1m");
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 10}\n"
+        + "    sluice: {mode: leased, lease_slack: lots}\n", "5:41", "lease_slack must be a percentage");
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 10}\n"
+        + "    sluice: {mode: leased, lease_slack: 50%}\n", "5:41", "lease_slack must be between 0.01% and 10%");
+    assertError(head + "    rate_limit: {unlimited: true}\n    sluice: {mode: leased}\n",
+        "5:20", "mode: leased needs a limit to lease; this descriptor's rate_limit is unlimited");
+    assertError(head + "    rate_limit: {unit: second, requests_per_unit: 0}\n    sluice: {mode: leased}\n",
+        "5:20", "is 0");
   }
 
   @Test
