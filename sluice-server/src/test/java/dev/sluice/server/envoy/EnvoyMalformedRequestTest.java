@@ -14,7 +14,6 @@ import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.grpc.Status;
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +73,7 @@ class EnvoyMalformedRequestTest {
   }
 
   static byte[] frame(int flags, byte[] message) {
-    return ByteBuffer.allocate(5 + message.length).put((byte) flags).putInt(message.length).put(message).array();
+    return dev.sluice.server.GrpcBytes.frame(flags, message);
   }
 
   static void assertPlainInvalidArgument(Status s) {

@@ -2,9 +2,9 @@ package dev.sluice.server.envoy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.server.GrpcBytes;
 import dev.sluice.testing.FuzzCases;
 import io.grpc.Status;
-import java.util.Arrays;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -60,31 +60,8 @@ class GrpcBadBytesProperties {
    */
   @Provide
   Arbitrary<byte[]> mutatedMessages() {
-    return Arbitraries.randomValue(r -> {
-      byte[] m = EnvoyMalformedRequestTest.frame(0, GrpcMessageFuzzProperties.request(r).toByteArray());
-      switch (r.nextInt(5)) {
-        case 0 -> {
-          for (int i = 0, n = 1 + r.nextInt(4); i < n; i++) {
-            m[r.nextInt(m.length)] = (byte) r.nextInt(256);
-          }
-        }
-        case 1 -> m = Arrays.copyOf(m, r.nextInt(m.length));
-        case 2 -> {
-          byte[] twice = Arrays.copyOf(m, m.length * 2);
-          System.arraycopy(m, 0, twice, m.length, m.length);
-          m = twice;
-        }
-        case 3 -> m[1 + r.nextInt(4)] = (byte) r.nextInt(256);
-        default -> {
-          int at = 5 + r.nextInt(Math.max(1, m.length - 5));
-          byte[] longer = Arrays.copyOf(m, m.length + 1);
-          System.arraycopy(m, Math.min(at, m.length), longer, Math.min(at, m.length) + 1, m.length - Math.min(at, m.length));
-          longer[Math.min(at, m.length)] = (byte) r.nextInt(256);
-          m = longer;
-        }
-      }
-      return m;
-    });
+    return Arbitraries.randomValue(r -> GrpcBytes.damaged(r,
+        EnvoyMalformedRequestTest.frame(0, GrpcMessageFuzzProperties.request(r).toByteArray())));
   }
 
   @Provide

@@ -10,6 +10,7 @@ import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.RequestHeaders;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.server.GrpcBytes;
 import dev.sluice.server.SluiceService;
 import dev.sluice.testing.FuzzCases;
 import io.envoyproxy.envoy.service.rate_limit_quota.v3.BucketId;
@@ -25,7 +26,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Random;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -95,7 +95,7 @@ class RlqsBadBytesProperties {
   /** After each try: a valid report on a new stream is still answered, one action per bucket. */
   @AfterTry
   void theServiceStillAnswers() throws Exception {
-    AggregatedHttpResponse r = send(frame(0, valid().toByteArray()));
+    AggregatedHttpResponse r = send(GrpcBytes.frame(0, valid().toByteArray()));
     assertThat(status(r).getCode()).isEqualTo(Status.Code.OK);
     byte[] body = r.content().array();
     assertThat(body.length).isGreaterThan(5);
@@ -113,7 +113,7 @@ class RlqsBadBytesProperties {
   @Property
   @FuzzCases.Share(20)
   void randomBytesEndTheStreamPlainly(@ForAll("bytes") byte[] bytes, @ForAll boolean framed) {
-    assertEndedPlainly(framed ? frame(0, bytes) : bytes);
+    assertEndedPlainly(framed ? GrpcBytes.frame(0, bytes) : bytes);
   }
 
   @Property
@@ -148,10 +148,6 @@ class RlqsBadBytesProperties {
     return message == null ? s : s.withDescription(URLDecoder.decode(message.replace("+", "%2B"), StandardCharsets.UTF_8));
   }
 
-  static byte[] frame(int flags, byte[] message) {
-    return ByteBuffer.allocate(5 + message.length).put((byte) flags).putInt(message.length).put(message).array();
-  }
-
   private static RateLimitQuotaUsageReports valid() {
     return RateLimitQuotaUsageReports.newBuilder().setDomain("edge").addBucketQuotaUsages(BucketQuotaUsage.newBuilder()
         .setBucketId(BucketId.newBuilder().putBucket("name", "small").putBucket("id", "x"))
@@ -169,10 +165,10 @@ class RlqsBadBytesProperties {
       int n = 1 + r.nextInt(4);
       byte[][] frames = new byte[n][];
       for (int i = 0; i < n; i++) {
-        frames[i] = frame(0, (i == 0 || r.nextBoolean() ? valid() : RlqsReportFuzzProperties.report(r)).toByteArray());
+        frames[i] = GrpcBytes.frame(0, (i == 0 || r.nextBoolean() ? valid() : RlqsReportFuzzProperties.report(r)).toByteArray());
       }
       int k = r.nextInt(n);
-      frames[k] = mutate(r, frames[k]);
+      frames[k] = GrpcBytes.damaged(r, frames[k]);
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       for (byte[] f : frames) {
         out.writeBytes(f);
@@ -184,33 +180,6 @@ class RlqsBadBytesProperties {
       }
       return out.toByteArray();
     });
-  }
-
-  private static byte[] mutate(Random r, byte[] m) {
-    switch (r.nextInt(5)) {
-      case 0 -> {
-        for (int i = 0, n = 1 + r.nextInt(4); i < n; i++) {
-          m[r.nextInt(m.length)] = (byte) r.nextInt(256);
-        }
-      }
-      case 1 -> m = Arrays.copyOf(m, r.nextInt(m.length));
-      case 2 -> {
-        byte[] twice = Arrays.copyOf(m, m.length * 2);
-        System.arraycopy(m, 0, twice, m.length, m.length);
-        m = twice;
-      }
-      // The frame's flag or length wrong.
-      case 3 -> m[r.nextInt(5)] = (byte) r.nextInt(256);
-      default -> {
-        int at = 5 + r.nextInt(Math.max(1, m.length - 5));
-        int cut = Math.min(at, m.length);
-        byte[] longer = Arrays.copyOf(m, m.length + 1);
-        System.arraycopy(m, cut, longer, cut + 1, m.length - cut);
-        longer[cut] = (byte) r.nextInt(256);
-        m = longer;
-      }
-    }
-    return m;
   }
 
   @Provide
