@@ -7,6 +7,7 @@ import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.policy.Ban;
 import dev.sluice.policy.KeyLimit;
+import dev.sluice.policy.ListKind;
 import dev.sluice.policy.Page;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,7 +20,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The {@code sluice} actuator endpoint, read-only: the rules and operations in force, and for
- * each rule its live limits and bans as the store holds them. Bounded: the first
+ * each rule its live limits, bans and the entries added to its allow and deny lists at run time,
+ * as the store holds them. Bounded: the first
  * {@link #MAX_RULES} rules' policies are read, {@link #PAGE} entries of each kind per rule, within
  * {@link #BUDGET_MILLIS} in all (a slow store must not hold an actuator thread for minutes); what
  * was not read in time says so.
@@ -52,6 +54,8 @@ public final class SluiceEndpoint {
       if (read++ < MAX_RULES) {
         m.put("liveLimits", liveLimits(r.name(), deadline));
         m.put("bans", bans(r.name(), deadline));
+        m.put("allowList", entries(ListKind.ALLOW, r.name(), deadline));
+        m.put("denyList", entries(ListKind.DENY, r.name(), deadline));
       }
       rules.add(m);
     }
@@ -122,6 +126,16 @@ public final class SluiceEndpoint {
             "automatic", b.automatic()));
       }
       return out;
+    } catch (Exception e) {
+      return unavailable(e);
+    }
+  }
+
+  /** The entries added to a list of {@code rule} at run time (the configured ones are in its files). */
+  private Object entries(ListKind kind, String rule, long deadline) {
+    try {
+      return limiter.policies().list(kind, rule, null, PAGE).toCompletableFuture()
+          .get(left(deadline), TimeUnit.NANOSECONDS).items();
     } catch (Exception e) {
       return unavailable(e);
     }

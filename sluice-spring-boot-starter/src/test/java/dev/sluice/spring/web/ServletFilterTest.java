@@ -143,6 +143,8 @@ class ServletFilterTest {
         .toCompletableFuture().join();
     limiter.policies().setLimit("per_user", "user:vip", dev.sluice.policy.LiveLimit.windows(
         java.util.List.of(dev.sluice.Window.perSeconds(50, 60)))).toCompletableFuture().join();
+    limiter.policies().addToList(dev.sluice.policy.ListKind.DENY, "per_addr", "ip:198.51.100.0/24")
+        .toCompletableFuture().join();
 
     HttpResponse<String> health = Http.get(port, "/actuator/health");
     assertThat(Http.json(health).at("/components/sluice/status").asText()).isEqualTo("UP");
@@ -155,6 +157,8 @@ class ServletFilterTest {
     assertThat(endpoint.at("/rules/1/name").asText()).isEqualTo("per_addr");
     assertThat(endpoint.at("/rules/1/bans/0/key").asText()).isEqualTo("ip:203.0.113.66");
     assertThat(endpoint.at("/rules/1/bans/0/automatic").asBoolean()).isFalse();
+    assertThat(endpoint.at("/rules/1/denyList/0").asText()).isEqualTo("ip:198.51.100.0/24");
+    assertThat(endpoint.at("/rules/1/allowList").isEmpty()).isTrue();
     assertThat(endpoint.at("/operations").size()).isEqualTo(3);
   }
 
