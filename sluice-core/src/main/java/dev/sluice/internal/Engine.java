@@ -76,7 +76,7 @@ public final class Engine implements RateLimiter {
         new PolicyLog(ticker, listeners));
     this.denials = c.denialCacheKeys() > 0 && !store.isLocal() ? new DenialCache(c.denialCacheKeys()) : null;
     LocalStage steps = new LocalStage(LocalSteps.inOrder(policyCache, ticker, records != null, denials, listeners,
-        store, name -> rules().get(name), c.maxKeyBytes(), instanceId), ticker);
+        store, this::rules, c.maxKeyBytes(), instanceId), ticker);
     this.steps = steps;
     this.resolver = new Resolver(store, c.maxKeyBytes(), steps, c.rules());
     this.call = new StoreCall(store, c.storeTimeout().toMillis(), c.maxInFlight());

@@ -10,8 +10,10 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
+import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.testing.FakeTicker;
 import dev.sluice.testing.FlakyStore;
 import java.time.Duration;
@@ -39,6 +41,11 @@ class LeasedModeTest {
   final Map<RateLimiter, AtomicInteger> rounds = new ConcurrentHashMap<>();
 
   RateLimiter limiter() {
+    return limiter(false);
+  }
+
+  /** @param policies whether the store lends its policies (live limits) too */
+  RateLimiter limiter(boolean policies) {
     AtomicInteger done = new AtomicInteger();
     DecisionListener counts = new DecisionListener() {
       @Override
@@ -47,7 +54,8 @@ class LeasedModeTest {
       }
     };
     // Limiters share the store: one closing must not close it for the others.
-    RateLimiter l = Sluice.builder().rules(leased).store(new FlakyStore(store).withLeases().shared()).ticker(ticker)
+    FlakyStore lent = new FlakyStore(store).withLeases().shared();
+    RateLimiter l = Sluice.builder().rules(leased).store(policies ? lent.withPolicies() : lent).ticker(ticker)
         .sleeper(ticker).listener(counts).build();
     limiters.add(l);
     rounds.put(l, done);
@@ -137,6 +145,48 @@ class LeasedModeTest {
     }
     assertThat(worst).isLessThanOrEqualTo(1000 + 100);
     assertThat(n).isGreaterThan(1900); // about the limit over two seconds is usable
+  }
+
+  @Test
+  void aKeyWithALiveLimitIsLeasedUnderItsWindowsWithTheirBudget() throws InterruptedException {
+    RateLimiter a = limiter(true);
+    RateLimiter b = limiter(true);
+    // 200 per second for this key: a budget of 20 units (10 %), not the rule's 100. Set through
+    // both, so that each applies it now rather than at its next read of the store's policies.
+    for (RateLimiter l : List.of(a, b)) {
+      l.policies().setLimit("api", "vip", LiveLimit.windows(List.of(Window.perSeconds(200, 1))))
+          .toCompletableFuture().join();
+    }
+    a.acquire("api", "vip");
+    b.acquire("api", "vip");
+    awaitFirstRound(a);
+    awaitFirstRound(b);
+    long[] times = new long[8000];
+    int n = 0;
+    int leased = 0;
+    long start = ticker.nowMicros();
+    for (int i = 0; i < 8000; i++) {
+      ticker.advance(Duration.ofNanos(500_000)); // 2,000 offered per second, ten times the live limit
+      Decision d = (i % 2 == 0 ? a : b).acquire("api", "vip");
+      if (d.allowed()) {
+        times[n++] = ticker.nowMicros() - start;
+        assertThat(d.items().get(0).windows().get(0).limit()).isEqualTo(200);
+        if (d.items().get(0).leased()) {
+          leased++;
+        }
+      }
+    }
+    // Every sliding one-second window: at most the live limit plus its budget, not the rule's.
+    int worst = 0;
+    for (int i = 0, j = 0; j < n; j++) {
+      while (times[j] - times[i] >= 1_000_000) {
+        i++;
+      }
+      worst = Math.max(worst, j - i + 1);
+    }
+    assertThat(worst).isLessThanOrEqualTo(200 + 20);
+    assertThat(n).isGreaterThan(4 * 190); // about the live limit over four seconds is usable
+    assertThat(leased).as("admitted from leases, not only by the store").isPositive();
   }
 
   @Test

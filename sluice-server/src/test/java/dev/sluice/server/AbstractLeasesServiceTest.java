@@ -161,6 +161,33 @@ abstract class AbstractLeasesServiceTest {
   }
 
   @Test
+  void aKeyWithALiveLimitIsLeasedAndShownWithItsBudget() throws Exception {
+    String key = key();
+    // 500 an hour for this key: its budget is 10 % of that, not of the rule's 10,000.
+    HttpResponse<String> set = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+        client.uri("/v1/limits/hot/" + key)).PUT(java.net.http.HttpRequest.BodyPublishers.ofString(
+            "{\"windows\":[{\"limit\":500,\"period\":\"1h\"}]}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(set.statusCode()).as(set.body()).isEqualTo(200);
+    assertThat(acquireThroughTheServiceUntilLeased(key)).isTrue();
+    JsonNode item = ServiceClient.json(client.post("/v1/acquire", "{\"rule\":\"hot\",\"key\":\"" + key + "\"}"))
+        .get("items").get(0);
+    assertThat(item.get("windows").get(0).get("limit").asLong()).isEqualTo(500);
+    AbstractServiceEndToEndTest.awaitWithin(Duration.ofSeconds(20),
+        () -> leases("rule=hot&key=" + key).get("instances").size() == 1);
+    assertThat(leases("rule=hot&key=" + key).get("budget").asLong()).isEqualTo(50);
+    JsonNode row = null;
+    for (JsonNode k : leases("rule=hot").get("keys")) {
+      if (k.get("key").asText().equals(key)) {
+        row = k;
+      }
+    }
+    assertThat(row).isNotNull();
+    assertThat(row.get("budget").asLong()).isEqualTo(50);
+    assertThat(row.get("sizeInUse").asLong()).isBetween(1L, 50L);
+  }
+
+  @Test
   void theLeasesOfAKeyShowEachInstanceWithWhatItAdmittedInItsLastInterval() throws Exception {
     String key = key();
     RateLimiter a = instance();

@@ -2,11 +2,14 @@ package dev.sluice.internal.lease;
 
 import dev.sluice.DecisionListener;
 import dev.sluice.Rule;
+import dev.sluice.Window;
 import dev.sluice.spi.LeaseBoard;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -44,15 +47,19 @@ public final class LeaseHolder {
    * @param maxKeyBytes the longest key read back from the sizes and, as leader, from the reports
    */
   public LeaseHolder(LeaseBoard board, String tag, Function<String, Rule> rules, int maxKeyBytes) {
-    this(board, newId(tag), rules, maxKeyBytes, new LeaseEvents(new DecisionListener[0]));
+    this(board, newId(tag), rules, Rule::windowsFor, maxKeyBytes, new LeaseEvents(new DecisionListener[0]));
   }
 
-  /** @param id the holder's id, made by {@link #newId} */
-  LeaseHolder(LeaseBoard board, String id, Function<String, Rule> rules, int maxKeyBytes, LeaseEvents events) {
+  /**
+   * @param id the holder's id, made by {@link #newId}
+   * @param windowsOf the windows a key of a rule is decided under (its live limit's, where it has one)
+   */
+  LeaseHolder(LeaseBoard board, String id, Function<String, Rule> rules, BiFunction<Rule, String, List<Window>> windowsOf,
+      int maxKeyBytes, LeaseEvents events) {
     this.board = board;
     this.maxKeyBytes = maxKeyBytes;
     this.id = id;
-    this.leader = new LeaseLeader(board, id, rules, maxKeyBytes, events);
+    this.leader = new LeaseLeader(board, id, rules, windowsOf, maxKeyBytes, events);
   }
 
   /**

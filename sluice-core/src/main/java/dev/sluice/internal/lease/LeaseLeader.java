@@ -1,6 +1,7 @@
 package dev.sluice.internal.lease;
 
 import dev.sluice.Rule;
+import dev.sluice.Window;
 import dev.sluice.internal.lease.ProportionalShare.KeyView;
 import dev.sluice.internal.lease.ProportionalShare.Usage;
 import dev.sluice.spi.LeaseBoard;
@@ -10,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -39,6 +41,8 @@ public final class LeaseLeader {
   private final String id;
   /** The rule in force by name, null if there is none. */
   private final Function<String, Rule> rules;
+  /** The windows a key of a rule is decided under (its live limit's, where it has one). */
+  private final BiFunction<Rule, String, List<Window>> windowsOf;
   private final int maxKeyBytes;
 
   /** The token of the term this instance leads in, 0 when it does not lead. */
@@ -65,14 +69,17 @@ public final class LeaseLeader {
    * @param rules the rule in force by name, null if none
    */
   public LeaseLeader(LeaseBoard board, String id, Function<String, Rule> rules, int maxKeyBytes) {
-    this(board, id, rules, maxKeyBytes, new LeaseEvents(new dev.sluice.DecisionListener[0]));
+    this(board, id, rules, Rule::windowsFor, maxKeyBytes, new LeaseEvents(new dev.sluice.DecisionListener[0]));
   }
 
-  LeaseLeader(LeaseBoard board, String id, Function<String, Rule> rules, int maxKeyBytes, LeaseEvents events) {
+  /** @param windowsOf the windows a key of a rule is decided under: its budget is theirs */
+  LeaseLeader(LeaseBoard board, String id, Function<String, Rule> rules, BiFunction<Rule, String, List<Window>> windowsOf,
+      int maxKeyBytes, LeaseEvents events) {
     this.events = events;
     this.board = board;
     this.id = id;
     this.rules = rules;
+    this.windowsOf = windowsOf;
     this.maxKeyBytes = maxKeyBytes;
   }
 
@@ -143,7 +150,7 @@ public final class LeaseLeader {
           continue; // a rule this leader does not lease: it sizes only what it knows
         }
         RuleKey k = new RuleKey(e.rule(), e.key());
-        budgets.computeIfAbsent(k, x -> rule.lease().budget(rule.windowsFor(e.key())));
+        budgets.computeIfAbsent(k, x -> rule.lease().budget(windowsOf.apply(rule, e.key())));
         Double prior = before.get(k);
         double d;
         if (r.elapsedMillis() <= 0) {

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -40,8 +41,9 @@ import java.util.function.Function;
  *
  * <p>A request of several items stays all or nothing: when it ends denied (another item denied
  * it, here or at the store), the units its leased items took go back to the balance ({@link
- * #undo}). Decided exactly instead: requests at an explicit time, items with windows of their own
- * or of a live limit, peeks (cost 0) and shadow rules.
+ * #undo}). A key with a live limit is leased under its windows, with their budget (the leader
+ * sizes it by the same windows). Decided exactly instead: requests at an explicit time, items the
+ * request gave windows of their own, peeks (cost 0) and shadow rules.
  */
 public final class LeaseStep implements LocalStep, AutoCloseable {
   /** Keys held at most; beyond them new keys are decided exactly. */
@@ -78,12 +80,13 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
    *     it knows
    */
   public LeaseStep(Grants grants, LeaseBoard board, String id, Ticker ticker, int maxKeys,
-      Function<String, Rule> rules, int maxKeyBytes, DecisionListener[] listeners) {
+      Function<String, Rule> rules, BiFunction<Rule, String, List<Window>> windowsOf, int maxKeyBytes,
+      DecisionListener[] listeners) {
     this.events = new LeaseEvents(listeners);
     this.grants = grants;
     this.ticker = ticker;
     this.maxKeys = maxKeys;
-    this.holder = new LeaseHolder(board, id, rules, maxKeyBytes, events);
+    this.holder = new LeaseHolder(board, id, rules, windowsOf, maxKeyBytes, events);
   }
 
   /** This instance's id on the lease board. */
@@ -124,7 +127,7 @@ public final class LeaseStep implements LocalStep, AutoCloseable {
   public ItemDecision before(LocalItem item) {
     Rule rule = item.rule();
     if (rule.lease() == null || rule.shadow() || item.cost() == 0 || item.startMicros() == LocalItem.NO_START
-        || item.shaped()) {
+        || item.ownWindows()) {
       return null;
     }
     long now = item.startMicros();

@@ -1,6 +1,8 @@
 package dev.sluice.internal.policy;
 
 import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
+import dev.sluice.RuleSet;
 import dev.sluice.policy.LiveLimit;
 import dev.sluice.Window;
 import java.util.List;
@@ -21,14 +23,26 @@ public final class LiveLimitStep extends CachedPolicyStep {
     if (item.shaped()) {
       return null;
     }
-    PolicyCache.RulePolicies p = cache.of(item.rule().name());
-    LiveLimit l = p == null ? null : p.limit(item.key());
-    if (l != null) {
-      List<Window> ws = l.windowsUnder(item.ruleSet()); // null for a tier no longer in force: the key's own
-      if (ws != null) {
-        item.windows(ws);
-      }
+    List<Window> ws = liveWindows(cache, item.ruleSet(), item.rule(), item.key());
+    if (ws != null) {
+      item.windows(ws);
     }
     return null;
+  }
+
+  /**
+   * The windows of {@code key}'s live limit under {@code rule}, or null when it has none (or a
+   * tier no longer in force: the key's own windows then).
+   */
+  static List<Window> liveWindows(PolicyCache cache, RuleSet rules, Rule rule, String key) {
+    PolicyCache.RulePolicies p = cache.of(rule.name());
+    LiveLimit l = p == null ? null : p.limit(key);
+    return l == null ? null : l.windowsUnder(rules);
+  }
+
+  /** The windows {@code key} is decided under, as this step leaves them: its live limit's, else its rule's. */
+  static List<Window> windowsOf(PolicyCache cache, RuleSet rules, Rule rule, String key) {
+    List<Window> ws = liveWindows(cache, rules, rule, key);
+    return ws != null ? ws : rule.windowsFor(key);
   }
 }

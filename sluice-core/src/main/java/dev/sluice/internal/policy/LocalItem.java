@@ -25,6 +25,7 @@ public final class LocalItem {
   private long cost;
   private List<Window> windows;
   private boolean shaped;
+  private boolean own;
 
   /**
    * @param requestRules the rules of the request's distinct items, in order
@@ -44,6 +45,7 @@ public final class LocalItem {
     this.cost = cost;
     this.windows = windows;
     this.shaped = windows != null;
+    this.own = windows != null;
     return this;
   }
 
@@ -70,6 +72,11 @@ public final class LocalItem {
   /** Whether the item's windows were given (by the request or a step), not its rule's. */
   public boolean shaped() {
     return shaped;
+  }
+
+  /** Whether the request itself gave the item its windows (they may differ from request to request). */
+  public boolean ownWindows() {
+    return own;
   }
 
   /** Decides the item under {@code ws} instead of its rule's windows. */

@@ -145,7 +145,7 @@ public final class DashboardApi {
     CompletableFuture<DashboardJson.Leases> leases = !keys || leased.isEmpty() || leaseBoard.isEmpty()
         ? CompletableFuture.completedFuture(new DashboardJson.Leases(null, null, leased.size()))
         : fleet.thenCompose(f -> DashboardLeases.read(leaseBoard.get(), leased, f.view() == null ? null
-            : f.view().self()))
+            : f.view().self(), policies, config.current().rules()))
             .orTimeout(POLICY_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
             .handle((v, err) -> err == null ? new DashboardJson.Leases(null, v, leased.size())
                 : new DashboardJson.Leases("the store did not answer: " + rootMessage(err), null, leased.size()));

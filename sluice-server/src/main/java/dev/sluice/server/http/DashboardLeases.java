@@ -1,7 +1,9 @@
 package dev.sluice.server.http;
 
 import dev.sluice.Rule;
+import dev.sluice.RuleSet;
 import dev.sluice.internal.lease.UsageReport;
+import dev.sluice.policy.Policies;
 import dev.sluice.spi.LeaseBoard;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ToLongFunction;
 
 /**
  * The dashboard's leases: for the leased rules in force, what this instance holds of their keys as
@@ -33,7 +36,12 @@ final class DashboardLeases {
    * @param keysReported how many keys of the rule this instance reported
    * @param unitsHeld the units it holds of them all
    */
-  record LeasedRule(Rule rule, List<UsageReport.Entry> keys, int keysReported, long unitsHeld) {}
+  record LeasedRule(Rule rule, List<UsageReport.Entry> keys, int keysReported, long unitsHeld,
+      ToLongFunction<String> budgets) {
+    LeasedRule withBudgets(ToLongFunction<String> b) {
+      return new LeasedRule(rule, keys, keysReported, unitsHeld, b);
+    }
+  }
 
   /**
    * @param leasedRules leased rules in force, those beyond {@code rules} included
@@ -53,9 +61,23 @@ final class DashboardLeases {
     return all.stream().filter(r -> r.lease() != null).sorted(Comparator.comparing(Rule::name)).toList();
   }
 
-  static CompletableFuture<View> read(LeaseBoard board, List<Rule> leased, String self) {
+  /**
+   * @param policies the limiter's, null if its store keeps none: each key's budget follows its
+   *     live limit, as its lease does ({@link LeaseBudgets})
+   */
+  static CompletableFuture<View> read(LeaseBoard board, List<Rule> leased, String self, Policies policies,
+      RuleSet inForce) {
     CompletableFuture<Map<String, byte[]>> reports = board.reports(READ_BYTES).toCompletableFuture();
-    return reports.thenCombine(board.leader(), (r, leader) -> of(leased, r, leader, self));
+    return reports.thenCombine(board.leader(), (r, leader) -> of(leased, r, leader, self)).thenCompose(v -> {
+      List<CompletableFuture<LeasedRule>> rules = new ArrayList<>();
+      for (LeasedRule r : v.rules()) {
+        List<String> keys = r.keys().stream().map(UsageReport.Entry::key).toList();
+        rules.add(LeaseBudgets.of(policies, inForce, r.rule(), keys).thenApply(r::withBudgets));
+      }
+      return CompletableFuture.allOf(rules.toArray(CompletableFuture[]::new)).thenApply(x -> new View(
+          rules.stream().map(CompletableFuture::join).toList(), v.leasedRules(), v.leader(), v.self(), v.reported(),
+          v.intervalMs(), v.instances(), v.partial()));
+    });
   }
 
   static View of(List<Rule> leased, Map<String, byte[]> reports, LeaseBoard.Leader leader, String self) {
@@ -90,7 +112,8 @@ final class DashboardLeases {
         held += e.held();
       }
       l.sort(Comparator.comparingLong((UsageReport.Entry e) -> -e.held()).thenComparing(UsageReport.Entry::key));
-      rules.add(new LeasedRule(r, List.copyOf(l.subList(0, Math.min(KEYS_PER_RULE, l.size()))), l.size(), held));
+      rules.add(new LeasedRule(r, List.copyOf(l.subList(0, Math.min(KEYS_PER_RULE, l.size()))), l.size(), held,
+          key -> r.lease().budget(r.windowsFor(key))));
     }
     long bytes = 0;
     for (byte[] b : reports.values()) {

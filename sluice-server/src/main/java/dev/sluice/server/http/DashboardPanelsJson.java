@@ -89,7 +89,7 @@ final class DashboardPanelsJson {
           g.writeNumberField("sizeInUse", e.sizeInUse());
           g.writeNumberField("admitted", e.admitted());
           g.writeNumberField("sentToStore", e.sent());
-          g.writeNumberField("budget", r.rule().lease().budget(r.rule().windowsFor(e.key())));
+          g.writeNumberField("budget", r.budgets().applyAsLong(e.key()));
           g.writeEndObject();
         }
         g.writeEndArray();

@@ -64,6 +64,15 @@ abstract class PolicyApiHandler {
     }
   }
 
+  /** The limiter's policies, null when its store keeps none. */
+  Policies policiesOrNull() {
+    try {
+      return policies.get();
+    } catch (UnsupportedOperationException e) {
+      return null;
+    }
+  }
+
   static ApiException unsupported() {
     return new ApiException(503, "unsupported", "this service's store keeps no policies (live limits, bans, lists, "
         + "audit); use the memory or the Redis store");

@@ -11,10 +11,12 @@ import dev.sluice.policy.Policies;
 import dev.sluice.spi.LeaseBoard;
 import java.io.IOException;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * A leased rule as the lease board shows it across instances: {@code GET /v1/leases?rule=R} (its
@@ -48,20 +50,24 @@ final class PolicyApiLeases extends PolicyApiHandler {
     String key = q.get("key") == null ? null : key(q.get("key"));
     LeaseBoard b = board.get().orElseThrow(() -> new ApiException(501, "unsupported",
         "this service's store keeps no lease board; leased rules need the memory or the Redis store"));
+    RuleSet inForce = rules.get();
+    Policies p = policiesOrNull();
     return answer(b.reports(LeaseBoardView.MAX_READ_BYTES).thenCombine(b.leader(), (reports, leader) -> {
       LeaseBoardView.View v = key == null ? LeaseBoardView.ofRule(name, reports)
           : LeaseBoardView.ofKey(name, key, reports);
-      return ok(g -> write(g, rule, key, leader, v));
-    }), r -> r, "invalid_request");
+      List<String> keys = key != null ? List.of(key) : v.rows().stream().map(LeaseBoardView.Row::name).toList();
+      return LeaseBudgets.of(p, inForce, rule, keys).thenApply(budgets -> ok(g -> write(g, rule, key, leader, v,
+          budgets)));
+    }).thenCompose(f -> f), r -> r, "invalid_request");
   }
 
-  private static void write(JsonGenerator g, Rule rule, String key, LeaseBoard.Leader leader, LeaseBoardView.View v)
-      throws IOException {
+  private static void write(JsonGenerator g, Rule rule, String key, LeaseBoard.Leader leader, LeaseBoardView.View v,
+      ToLongFunction<String> budgets) throws IOException {
     g.writeStartObject();
     g.writeStringField("rule", rule.name());
     if (key != null) {
       g.writeStringField("key", key);
-      g.writeNumberField("budget", rule.lease().budget(rule.windowsFor(key)));
+      g.writeNumberField("budget", budgets.applyAsLong(key));
     }
     if (leader.instance() == null) {
       g.writeNullField("leader");
@@ -85,7 +91,7 @@ final class PolicyApiLeases extends PolicyApiHandler {
       if (key != null) {
         g.writeNumberField("intervalMs", r.intervalMs());
       } else {
-        g.writeNumberField("budget", rule.lease().budget(rule.windowsFor(r.name())));
+        g.writeNumberField("budget", budgets.applyAsLong(r.name()));
       }
       g.writeEndObject();
     }
