@@ -8,8 +8,10 @@ import dev.sluice.LeasePolicy;
 import dev.sluice.RateLimiter;
 import dev.sluice.Rule;
 import dev.sluice.Sluice;
+import dev.sluice.Window;
 import dev.sluice.internal.lease.UsageReport;
 import dev.sluice.memory.MemoryStore;
+import dev.sluice.policy.LiveLimit;
 import dev.sluice.testing.FakeTicker;
 import dev.sluice.testing.FlakyStore;
 import java.time.Duration;
@@ -111,8 +113,9 @@ class LeaseBoundProperties {
     volatile boolean leads;
     boolean live = true;
 
-    Instance(MemoryStore store, Rule rule, FakeTicker ticker) {
-      link = new FlakyStore(store).withLeases().shared();
+    Instance(MemoryStore store, Rule rule, FakeTicker ticker, boolean policies) {
+      FlakyStore lent = new FlakyStore(store).withLeases().shared();
+      link = policies ? lent.withPolicies() : lent;
       limiter = Sluice.builder().rules(rule).store(link).ticker(ticker).sleeper(ticker).listener(this).build();
     }
 
@@ -146,6 +149,16 @@ class LeaseBoundProperties {
   }
 
   /**
+   * The same for a key held by a live limit to a third of its rule's windows: it is leased under
+   * the live limit's windows, and the leader sizes it by their budget, not the rule's.
+   */
+  @Property(tries = 8)
+  void aKeyWithALiveLimitStaysWithinItPlusItsBudget(@ForAll("scenarios") Scenario s) throws InterruptedException {
+    Outcome o = run(new Run(s.algorithm(), s.slack(), LIMIT, s.demand(), s.crashes(), s.leaderKills(), null, true));
+    o.check("a live limit, " + s);
+  }
+
+  /**
    * The bound when the store's answers to some instances stall for 200–300 ms, as on a loaded
    * machine: the store does at once what a take, a give-back or a report asks, the answer comes
    * late or not at all (a timeout), while demand moves from one instance to another.
@@ -173,8 +186,17 @@ class LeaseBoundProperties {
   }
 
   /** A run: per instance its requests per ms in each phase (equal parts of the run), the faults. */
+  /**
+   * @param live whether the key is held to {@code limit} by a live limit, its rule's own windows
+   *     three times larger: leased under the live limit's windows and budget
+   */
   record Run(Algorithm algorithm, double slack, int limit, List<int[]> demand, List<Integer> crashes,
-      List<Integer> leaderKills, Stalls stalls) {}
+      List<Integer> leaderKills, Stalls stalls, boolean live) {
+    Run(Algorithm algorithm, double slack, int limit, List<int[]> demand, List<Integer> crashes,
+        List<Integer> leaderKills, Stalls stalls) {
+      this(algorithm, slack, limit, demand, crashes, leaderKills, stalls, false);
+    }
+  }
 
   /**
    * Answers held back (see {@link FlakyStore.Stall}): of the named calls, by {@code millis} on the
@@ -200,12 +222,17 @@ class LeaseBoundProperties {
   Outcome run(Run s) throws InterruptedException {
     FakeTicker ticker = new FakeTicker();
     MemoryStore store = MemoryStore.builder().ticker(ticker).build();
-    Rule rule = Rule.builder("api").algorithm(s.algorithm()).window(s.limit(), PERIOD)
+    Rule rule = Rule.builder("api").algorithm(s.algorithm()).window(s.live() ? 3 * s.limit() : s.limit(), PERIOD)
         .lease(new LeasePolicy(Duration.ofMillis(200), Duration.ofMillis(INTERVAL_STEPS), s.slack())).build();
-    long budget = rule.lease().budget(rule.windows());
+    List<Window> keyWindows = List.of(new Window(s.limit(), PERIOD));
+    long budget = rule.lease().budget(keyWindows);
     List<Instance> instances = new ArrayList<>();
     for (int i = 0; i < s.demand().size(); i++) {
-      Instance in = new Instance(store, rule, ticker);
+      Instance in = new Instance(store, rule, ticker, s.live());
+      if (s.live()) {
+        // Set through each instance, so that each applies it now, not at its next read of the store.
+        in.limiter.policies().setLimit("api", "all", LiveLimit.windows(keyWindows)).toCompletableFuture().join();
+      }
       Stalls st = s.stalls();
       if (st != null && st.instances().contains(i)) {
         in.link.stall(new FlakyStore.Stall(ticker, st.millis(), st.calls(), st.timesOut()));

@@ -12,6 +12,7 @@ import dev.sluice.Rule;
 import dev.sluice.Sluice;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
+import dev.sluice.internal.lease.UsageReport;
 import dev.sluice.memory.MemoryStore;
 import dev.sluice.policy.LiveLimit;
 import dev.sluice.testing.FakeTicker;
@@ -187,6 +188,16 @@ class LeasedModeTest {
     assertThat(worst).isLessThanOrEqualTo(200 + 20);
     assertThat(n).isGreaterThan(4 * 190); // about the live limit over four seconds is usable
     assertThat(leased).as("admitted from leases, not only by the store").isPositive();
+    // The leader sized the key by the live limit's budget: the sizes in use fit in 20 units together.
+    long sizes = 0;
+    for (byte[] r : store.leaseBoard().orElseThrow().reports(1 << 20).toCompletableFuture().join().values()) {
+      for (UsageReport.Entry e : UsageReport.decode(r, 512).entries()) {
+        if (e.key().equals("vip")) {
+          sizes += e.sizeInUse();
+        }
+      }
+    }
+    assertThat(sizes).isPositive().isLessThanOrEqualTo(20);
   }
 
   @Test
