@@ -52,7 +52,7 @@ class EnvoyLeasedDescriptorServeTest {
           - key: generic_key
             value: global
             rate_limit: {unit: hour, requests_per_unit: LIMIT}
-            sluice: {algorithm: sliding_log, mode: leased}   # no refill within the test
+            sluice: {algorithm: sliding_log, mode: leased, lease_slack: 10%}   # no refill within the test
         """.replace("LIMIT", String.valueOf(LIMIT)));
     SluiceService.Settings s = SluiceService.Settings.of(dir).withHost("127.0.0.1").withPort(0)
         .withDrainTimeout(Duration.ofSeconds(1));
@@ -63,7 +63,7 @@ class EnvoyLeasedDescriptorServeTest {
           .newBuilder().addEntries(RateLimitDescriptor.Entry.newBuilder().setKey("generic_key").setValue("global")))
           .build();
       int admitted = 0;
-      int calls = LIMIT + 200;
+      int calls = LIMIT + 50;
       for (int i = 0; i < calls; i++) {
         if (envoy.shouldRateLimit(global).getOverallCode() == Code.OK) {
           admitted++;
