@@ -42,7 +42,8 @@ class RefundSentAgainTest {
         .algorithm(a).window(10, Duration.ofSeconds(10)).build();
     ResolvedItem one = new ResolvedItem(rule, "k", 1, rule.windows());
     try (FaultProxy proxy = FaultProxy.start(redis.get().port());
-        RedisStore store = RedisStore.builder(proxy.uri()).ttlSlack(Duration.ofMinutes(10)).build();
+        RedisStore store = RedisStore.builder(proxy.uri()).ttlSlack(Duration.ofMinutes(10))
+            .commandTimeout(Duration.ofSeconds(10)).build(); // a reconnection on a busy machine takes its time
         Monitor monitor = Monitor.start(redis.get().port())) {
       RedisGrants grants = (RedisGrants) store.grants().orElseThrow();
       Grant g = grants.takeAt(one, 10, T0).toCompletableFuture().join();
