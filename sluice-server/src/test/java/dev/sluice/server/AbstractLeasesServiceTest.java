@@ -184,7 +184,9 @@ abstract class AbstractLeasesServiceTest {
     }
     assertThat(row).isNotNull();
     assertThat(row.get("budget").asLong()).isEqualTo(50);
-    assertThat(row.get("sizeInUse").asLong()).isBetween(1L, 50L);
+    // Whatever the leader has sized it to by now (the service's last report may predate a size),
+    // never beyond the live limit's budget.
+    assertThat(row.get("sizeInUse").asLong()).isBetween(0L, 50L);
   }
 
   @Test
