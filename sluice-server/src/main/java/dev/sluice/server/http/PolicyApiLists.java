@@ -39,24 +39,20 @@ final class PolicyApiLists extends PolicyApiHandler {
       default -> throw new ApiException(404, "not_found", "no list '" + clip(p.get(0))
           + "': the lists are /v1/lists/allow and /v1/lists/deny");
     };
-    if (everyRule) {
-      noBody(req);
-      QueryParams q = query(ctx, LIST_PAGE_PARAMS);
-      String after = after(q);
-      int count = count(q, DEFAULT_PAGE);
-      return answer(policies().lists(kind, after, count), page -> ok(g -> writePage(g, page, (w, e) -> {
-        w.writeStartObject();
-        w.writeStringField("rule", e.rule());
-        w.writeStringField("entry", e.entry());
-        w.writeEndObject();
-      })), "invalid_page");
-    }
-    String rule = rule(p.get(1));
+    String rule = everyRule ? null : rule(p.get(1));
     noBody(req);
     if (listing) {
       QueryParams q = query(ctx, LIST_PAGE_PARAMS);
       String after = after(q);
       int count = count(q, DEFAULT_PAGE);
+      if (everyRule) {
+        return answer(policies().lists(kind, after, count), page -> ok(g -> writePage(g, page, (w, e) -> {
+          w.writeStartObject();
+          w.writeStringField("rule", e.rule());
+          w.writeStringField("entry", e.entry());
+          w.writeEndObject();
+        })), "invalid_page");
+      }
       return answer(policies().list(kind, rule, after, count), page -> ok(g -> writePage(g, page,
           (w, e) -> w.writeString(e))), "invalid_page");
     }
