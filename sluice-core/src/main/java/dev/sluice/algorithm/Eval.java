@@ -1,5 +1,6 @@
 package dev.sluice.algorithm;
 
+import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import java.util.Arrays;
 
@@ -15,6 +16,11 @@ public final class Eval {
   /** For shaping: when the item would start, in store microseconds. */
   public long startMicros;
   public DenyReason reason = DenyReason.NONE;
+  /**
+   * Of a thread's scratch space for reads without the lock only: the last decision of a one-item
+   * request it answered, which the next may answer again ({@link KeyState#denialAloneWithoutLock}).
+   */
+  Decision alone;
 
   Eval(int windows) {
     exceeded = new boolean[windows];
@@ -23,7 +29,7 @@ public final class Eval {
 
   /** Heap bytes of an instance for {@code windows} windows. */
   static long bytes(int windows) {
-    return Heap.object(3 * Heap.REF + 1 + 8) + Heap.booleans(windows) + Heap.longs(windows);
+    return Heap.object(4 * Heap.REF + 1 + 8) + Heap.booleans(windows) + Heap.longs(windows);
   }
 
   /** Forgets the previous evaluation. */

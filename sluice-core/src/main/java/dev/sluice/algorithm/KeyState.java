@@ -1,7 +1,9 @@
 package dev.sluice.algorithm;
 
+import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
+import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.WindowState;
 import dev.sluice.spi.ResolvedItem;
@@ -240,18 +242,8 @@ public abstract class KeyState {
     }
     ItemDecision d;
     try {
-      long cost = item.cost();
-      // The algorithm's own racy check first: algorithms without one always take the lock.
-      if (!deniedRacy(now, cost)) {
-        return null;
-      }
-      Eval e = readScratch();
-      e.fits = true;
-      e.startMicros = now;
-      if (!costTooLarge(cost, e)) {
-        evaluate(now, cost, e);
-      }
-      if (e.fits) {
+      Eval e = deniedEval(item.cost(), now);
+      if (e == null) {
         return null;
       }
       d = decision(item, now, e);
@@ -260,6 +252,77 @@ public abstract class KeyState {
     }
     VarHandle.acquireFence(); // the reads above happen before the version's second read
     return (long) VERSION.getOpaque(this) == v ? d : null;
+  }
+
+  /**
+   * {@link #denialWithoutLock} as the decision of a request of {@code item} alone: when every
+   * field of it equals that of the last such decision this thread answered (on a key denied again
+   * and again: until its numbers move, at most once a millisecond), that same immutable decision,
+   * so that a repeated denial allocates nothing.
+   */
+  public final Decision denialAloneWithoutLock(Rule rule, String key, long cost, long now) {
+    long v = (long) VERSION.getAcquire(this);
+    if ((v & 1) != 0 || dead || now < lastSeen) {
+      return null;
+    }
+    Eval e;
+    Decision d;
+    try {
+      e = deniedEval(cost, now);
+      if (e == null) {
+        return null;
+      }
+      d = e.alone;
+      if (d == null || !reports(d.items().get(0), rule, key, cost, now, e)) {
+        d = Decision.of(List.of(decision(rule, key, cost, now, e)), false);
+      }
+    } catch (RuntimeException torn) {
+      return null;
+    }
+    VarHandle.acquireFence(); // the reads above happen before the version's second read
+    if ((long) VERSION.getOpaque(this) != v) {
+      return null;
+    }
+    e.alone = d;
+    return d;
+  }
+
+  /**
+   * This thread's scratch space evaluated for {@code cost} at {@code now}, read racily; null when
+   * the cost fits, or when the algorithm has no racy check (such algorithms always take the lock).
+   */
+  private Eval deniedEval(long cost, long now) {
+    if (!deniedRacy(now, cost)) {
+      return null;
+    }
+    Eval e = readScratch();
+    e.fits = true;
+    e.startMicros = now;
+    if (!costTooLarge(cost, e)) {
+      evaluate(now, cost, e);
+    }
+    return e.fits ? null : e;
+  }
+
+  /**
+   * Whether {@code d} is exactly the denial of {@code cost} units of {@code rule} for {@code key}
+   * that {@link #decision} would build from {@code e} at {@code now}.
+   */
+  private boolean reports(ItemDecision d, Rule rule, String key, long cost, long now, Eval e) {
+    List<WindowState> ws = d.windows();
+    if (d.cost() != cost || d.reason() != e.reason || d.shadow() != rule.shadow() || ws.size() != limits.length
+        || !d.key().equals(key) || !d.rule().equals(rule.name())) {
+      return false;
+    }
+    for (int i = 0; i < limits.length; i++) {
+      WindowState w = ws.get(i);
+      if (w.exceeded() != e.exceeded[i] || w.limit() != limits[i] || w.periodMs() != periods[i] / 1000
+          || w.retryAfterMs() != retryMillis(i, e) || w.remaining() != remaining(now, i)
+          || w.resetAfterMs() != ceilMillis(resetMicros(now, i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -281,9 +344,12 @@ public abstract class KeyState {
    * fits, why not, how long it waits (shaping), and every window's numbers.
    */
   public final ItemDecision decision(ResolvedItem item, long now, Eval e) {
+    return decision(item.rule(), item.key(), item.cost(), now, e);
+  }
+
+  private ItemDecision decision(Rule rule, String key, long cost, long now, Eval e) {
     long wait = e.fits ? ceilMillis(e.startMicros - now) : 0;
-    return new ItemDecision(item.rule().name(), item.key(), item.cost(), e.fits, e.reason, wait,
-        windowStates(now, e), item.rule().shadow());
+    return new ItemDecision(rule.name(), key, cost, e.fits, e.reason, wait, windowStates(now, e), rule.shadow());
   }
 
   /** Immutable already, so the decision keeps it without another copy; no array for 1 or 2 windows. */
@@ -485,9 +551,13 @@ public abstract class KeyState {
   }
 
   public final WindowState report(long now, int i, Eval e) {
+    return new WindowState(limits[i], periods[i] / 1000, remaining(now, i), retryMillis(i, e),
+        ceilMillis(resetMicros(now, i)), e.exceeded[i]);
+  }
+
+  private static long retryMillis(int i, Eval e) {
     long retry = e.exceeded[i] ? e.retryMicros[i] : 0;
-    return new WindowState(limits[i], periods[i] / 1000, remaining(now, i),
-        retry < 0 ? WindowState.NEVER : ceilMillis(retry), ceilMillis(resetMicros(now, i)), e.exceeded[i]);
+    return retry < 0 ? WindowState.NEVER : ceilMillis(retry);
   }
 
   /**

@@ -71,29 +71,37 @@ final class Assemble {
   }
 
   /**
-   * The decision of one item that the store decided alone, as {@link #decision} makes it when no
-   * local step acts on the item and none learns.
+   * {@code d}, the decision of a request of one item that the store decided alone ({@link
+   * dev.sluice.spi.Store#decideAlone}), after telling the {@link DenialRecorder} of a denied item,
+   * as {@link #decision} does when no local step acts on the item and none learns; {@code atMicros}
+   * the time of the decision if read from the limiter's ticker, else {@link DenialRecorder#UNREAD}.
    */
-  Decision decision(ItemDecision d) {
-    record(recorder, d);
-    return Decision.of(List.of(d), false);
+  Decision alone(Decision d, long atMicros) {
+    ItemDecision item = d.items().get(0);
+    if (!item.allowed()) {
+      denied(recorder, item.rule(), item.key(), atMicros);
+    }
+    return d;
   }
 
   /** Tells the {@link DenialRecorder} of a denied item. */
   private static void record(DenialRecorder rec, ItemDecision d) {
     if (!d.allowed()) {
-      denied(rec, d.rule(), d.key());
+      denied(rec, d.rule(), d.key(), DenialRecorder.UNREAD);
     }
   }
 
-  /** Tells the {@link DenialRecorder} of an item a boolean path denied, without a decision built. */
-  void denied(String rule, String key) {
-    denied(recorder, rule, key);
+  /**
+   * Tells the {@link DenialRecorder} of an item a boolean path denied, without a decision built, at
+   * {@code atMicros} as in {@link #alone}.
+   */
+  void denied(String rule, String key, long atMicros) {
+    denied(recorder, rule, key, atMicros);
   }
 
-  private static void denied(DenialRecorder rec, String rule, String key) {
+  private static void denied(DenialRecorder rec, String rule, String key, long atMicros) {
     try {
-      rec.denied(rule, key);
+      rec.denied(rule, key, atMicros);
     } catch (RuntimeException ignored) {
       // Counting must not change a decision.
     }

@@ -7,6 +7,7 @@ import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.Ticker;
 import dev.sluice.internal.policy.DenialCache;
+import dev.sluice.internal.policy.DenialRecorder;
 import dev.sluice.internal.policy.LocalItem;
 import dev.sluice.internal.policy.PolicyCache;
 import dev.sluice.spi.Batch;
@@ -41,6 +42,8 @@ final class BooleanPaths {
   private final Degrade degrade;
   /** Whether listeners hear of decisions: then every request takes the general path. */
   private final boolean heard;
+  /** Whether the store is local and decides on {@link #ticker}: see {@link #now}. */
+  private final boolean sharedTicker;
 
   BooleanPaths(Resolver resolver, Store store, StoreCall call, PolicyCache policies, DenialCache denials, Ticker ticker,
       Assemble assemble, Degrade degrade, LocalStage local) {
@@ -54,6 +57,7 @@ final class BooleanPaths {
     this.local = local;
     this.degrade = degrade;
     this.heard = assemble.heard();
+    this.sharedTicker = store.isLocal() && store.ticker() == ticker;
   }
 
   /**
@@ -67,7 +71,8 @@ final class BooleanPaths {
       return null;
     }
     checked(rule, ruleName, key, cost);
-    return assemble.decision(store.decideSync(Resolver.resolveItem(rule, key, cost)));
+    long at = now();
+    return assemble.alone(store.decideAlone(rule, key, cost, at), at);
   }
 
   /** On a local store only; null: the general path. */
@@ -77,7 +82,8 @@ final class BooleanPaths {
       return null;
     }
     checked(rule, ruleName, key, cost);
-    return counted(store.tryAcquire(rule, key, cost), rule, key);
+    long at = now();
+    return counted(store.tryAcquire(rule, key, cost, at), rule, key, at);
   }
 
   /** On a local store, one of two shared completed stages; null: the general path. */
@@ -90,19 +96,20 @@ final class BooleanPaths {
     try {
       checked(rule, ruleName, key, cost);
       if (store.isLocal()) {
-        return counted(store.tryAcquire(rule, key, cost), rule, key) ? ADMITTED : REFUSED;
+        long at = now();
+        return counted(store.tryAcquire(rule, key, cost, at), rule, key, at) ? ADMITTED : REFUSED;
       }
       item = Resolver.resolveItem(rule, key, cost);
       // The store's boolean answer has no retry time to keep, but a denial already kept answers.
       if (denials != null && denials.check(rule, key, cost, item.windows(), ticker.nowMicros()) != null) {
-        return counted(false, rule, key) ? ADMITTED : REFUSED;
+        return counted(false, rule, key, DenialRecorder.UNREAD) ? ADMITTED : REFUSED;
       }
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
     return call.tryAcquireAsync(item).handle((admitted, err) -> {
       if (err == null) {
-        return counted(admitted, rule, key);
+        return counted(admitted, rule, key, DenialRecorder.UNREAD);
       }
       // Only now is the request needed, for failure modes and the local fallback.
       Resolved r = new Resolved(Request.of(ruleName, key, cost), new Batch(List.of(item), Request.STORE_CLOCK), null,
@@ -111,12 +118,25 @@ final class BooleanPaths {
     });
   }
 
-  /** {@code admitted}, after telling the top offenders of a denial, as the general path does. */
-  private boolean counted(boolean admitted, Rule rule, String key) {
+  /**
+   * {@code admitted}, after telling the top offenders of a denial at {@code atMicros} (see
+   * {@link #now}), as the general path does.
+   */
+  private boolean counted(boolean admitted, Rule rule, String key, long atMicros) {
     if (!admitted) {
-      assemble.denied(rule.name(), key);
+      assemble.denied(rule.name(), key, atMicros);
     }
     return admitted;
+  }
+
+  /**
+   * The time of a decision on a local store, read once for the store and the top offenders when
+   * the store decides on the limiter's own ticker (as the one {@code Sluice.builder()} makes does);
+   * else {@link Request#STORE_CLOCK}, for each to read its own ({@link DenialRecorder#UNREAD}, the
+   * same value).
+   */
+  private long now() {
+    return sharedTicker ? ticker.nowMicros() : Request.STORE_CLOCK;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.sluice.memory;
 
+import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.Request;
@@ -58,14 +59,29 @@ final class Decisions {
     return out;
   }
 
-  /** {@link #decide(Batch)} of a batch of {@code item} alone on the store's clock, without the batch. */
-  ItemDecision decide(ResolvedItem item) {
-    if (item.rule().ban() != null || item.audit() != null) {
-      return decide(new Batch(List.of(item), Request.STORE_CLOCK)).get(0);
+  /**
+   * The decision of a request of {@code cost} units of {@code rule} for {@code key} alone, on the
+   * store's clock read at {@code requested} ({@link Request#STORE_CLOCK}: read now):
+   * {@link #decide(Batch)}'s, without the batch or the item. A key denied again is first tried
+   * without the lock, where a decision equal to the last this thread answered is answered again
+   * ({@link KeyState#denialAloneWithoutLock}).
+   */
+  Decision decideAlone(Rule rule, String key, long cost, long requested) {
+    long now = requested == Request.STORE_CLOCK ? ticker.nowMicros() : requested;
+    List<Window> ws = rule.windowsFor(key);
+    if (rule.ban() != null) {
+      return Decision.of(decide(new Batch(List.of(new ResolvedItem(rule, key, cost, ws)), now)), false);
     }
-    long requested = ticker.nowMicros();
-    ItemDecision d = decideOne(item, requested, true);
-    keys.maybeSweep(requested);
+    Decision d = null;
+    KeyState s = keys.state(rule, key, ws, now);
+    if (s != null && s.denying && s.countsBy(ws)) {
+      d = s.denialAloneWithoutLock(rule, key, cost, now);
+    }
+    if (d == null) {
+      ResolvedItem item = new ResolvedItem(rule, key, cost, ws);
+      d = Decision.of(List.of(s == null ? full(item, now) : decideLocked(item, now, s)), false);
+    }
+    keys.maybeSweep(now);
     return d;
   }
 
@@ -113,37 +129,47 @@ final class Decisions {
    * of the key's latest.
    */
   private ItemDecision decideOne(ResolvedItem item, long requested, boolean onTicker) {
+    KeyState s = keys.state(item.rule(), item.key(), item.windows(), requested);
+    if (s == null) {
+      return full(item, requested);
+    }
+    if (onTicker && s.denying && s.countsBy(item.windows())) {
+      ItemDecision d = s.denialWithoutLock(item, requested);
+      if (d != null) {
+        return d;
+      }
+    }
+    return decideLocked(item, requested, s);
+  }
+
+  /** {@link #decideOne} under the lock of {@code found}, the key's state as looked up. */
+  private ItemDecision decideLocked(ResolvedItem item, long requested, KeyState found) {
+    KeyState s = found;
     while (true) {
-      KeyState s = keys.state(item.rule(), item.key(), item.windows(), requested);
-      if (s == null) {
-        return full(item, requested);
-      }
-      if (onTicker && s.denying && s.countsBy(item.windows())) {
-        ItemDecision d = s.denialWithoutLock(item, requested);
-        if (d != null) {
-          return d;
-        }
-      }
       s.lock();
       try {
-        if (s.dead) {
-          continue; // evicted between lookup and lock: look it up again
+        if (!s.dead) {
+          KeyState v = view(item.rule(), s, item.windows());
+          boolean first = v.lastSeen == Long.MIN_VALUE;
+          long now = v.clamp(requested);
+          Eval e = v.evaluate(now, item.cost());
+          boolean admit = e.fits && item.cost() > 0 && keys.room(s, v, now, item.cost(), e);
+          markDenying(s, e.fits);
+          KeyState held = settle(s, v, admit, false, now, item.cost(), e);
+          if (first) {
+            keys.firstDecided(held, now);
+          }
+          ItemDecision d = v.decision(item, now, e);
+          keys.publish(item.rule(), item.key(), s, held);
+          return d;
         }
-        KeyState v = view(item.rule(), s, item.windows());
-        boolean first = v.lastSeen == Long.MIN_VALUE;
-        long now = v.clamp(requested);
-        Eval e = v.evaluate(now, item.cost());
-        boolean admit = e.fits && item.cost() > 0 && keys.room(s, v, now, item.cost(), e);
-        markDenying(s, e.fits);
-        KeyState held = settle(s, v, admit, false, now, item.cost(), e);
-        if (first) {
-          keys.firstDecided(held, now);
-        }
-        ItemDecision d = v.decision(item, now, e);
-        keys.publish(item.rule(), item.key(), s, held);
-        return d;
       } finally {
         s.unlock();
+      }
+      // Evicted between lookup and lock: look it up again.
+      s = keys.state(item.rule(), item.key(), item.windows(), requested);
+      if (s == null) {
+        return full(item, requested);
       }
     }
   }
@@ -155,9 +181,12 @@ final class Decisions {
     }
   }
 
-  /** {@link #decideOne} on the store's clock that answers only whether the request is admitted. */
-  boolean tryAcquire(Rule rule, String key, long cost) {
-    long requested = ticker.nowMicros();
+  /**
+   * {@link #decideOne} on the store's clock, read at {@code at} ({@link Request#STORE_CLOCK}: read
+   * now), that answers only whether the request is admitted.
+   */
+  boolean tryAcquire(Rule rule, String key, long cost, long at) {
+    long requested = at == Request.STORE_CLOCK ? ticker.nowMicros() : at;
     List<Window> ws = rule.windowsFor(key);
     boolean admitted;
     while (true) {

@@ -1,5 +1,6 @@
 package dev.sluice.memory;
 
+import dev.sluice.Decision;
 import dev.sluice.DenyReason;
 import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
@@ -149,8 +150,18 @@ public final class MemoryStore implements Store {
   }
 
   @Override
-  public ItemDecision decideSync(ResolvedItem item) {
-    return decisions.decide(item);
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  /**
+   * {@link #decideSync} of {@code item} alone, without the batch. On a key denied again it tries
+   * the denial without the lock first, and answers the same decision object as long as nothing in
+   * it changes ({@link KeyState#denialAloneWithoutLock}).
+   */
+  @Override
+  public Decision decideAlone(Rule rule, String key, long cost, long at) {
+    return decisions.decideAlone(rule, key, cost, at);
   }
 
   /**
@@ -171,11 +182,11 @@ public final class MemoryStore implements Store {
    * decides as before.
    */
   @Override
-  public boolean tryAcquire(Rule rule, String key, long cost) {
+  public boolean tryAcquire(Rule rule, String key, long cost, long at) {
     if (rule.ban() != null) {
-      return Store.super.tryAcquire(rule, key, cost);
+      return Store.super.tryAcquire(rule, key, cost, at);
     }
-    return decisions.tryAcquire(rule, key, cost);
+    return decisions.tryAcquire(rule, key, cost, at);
   }
 
   /**

@@ -1,10 +1,12 @@
 package dev.sluice.spi;
 
+import dev.sluice.Decision;
 import dev.sluice.ItemDecision;
 import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.StoreException;
+import dev.sluice.Ticker;
 import dev.sluice.UnsupportedRuleException;
 import java.util.List;
 import java.util.Optional;
@@ -50,24 +52,35 @@ public interface Store extends AutoCloseable {
   }
 
   /**
-   * Decides {@code item} alone on the store's clock, exactly as {@link #decideSync} decides a
-   * batch of it. Synchronous stores override it to spare the batch around one item.
+   * The ticker a local store decides on, or null (the default) when it keeps its clock to itself.
+   * A caller that needs the time of a decision for its own bookkeeping reads it once from this
+   * ticker and hands it to {@link #decideAlone} and {@link #tryAcquire}: one clock read instead of
+   * two. Such a time is the store's clock read by the caller, not an explicit time.
    */
-  default ItemDecision decideSync(ResolvedItem item) {
-    return decideSync(new Batch(List.of(item), Request.STORE_CLOCK)).get(0);
+  default Ticker ticker() {
+    return null;
   }
 
   /**
-   * Decides {@code cost} units of {@code rule} for {@code key} (validated, as in a
-   * {@link ResolvedItem}, with the key's own windows) on the store's clock, as {@link #decideSync}
-   * would, and answers only whether
-   * its request is admitted (an item of a shadow rule always is). Stores that can skip building
-   * the per-window report override it.
+   * The decision of a request of {@code cost} units of {@code rule} for {@code key} alone
+   * (validated, as in a {@link ResolvedItem}, with the key's own windows and no audit value),
+   * decided exactly as {@link #decideSync} decides a batch of that item, on the store's clock read
+   * at {@code at}: a time just read from {@link #ticker()}, or {@link Request#STORE_CLOCK} for the
+   * store to read it. Decisions are immutable, so a store may answer one it answered before when
+   * every field of the new one would be equal: a key denied again and again then allocates
+   * nothing. Synchronous stores override it.
    */
-  default boolean tryAcquire(Rule rule, String key, long cost) {
+  default Decision decideAlone(Rule rule, String key, long cost, long at) {
     ResolvedItem item = new ResolvedItem(rule, key, cost, rule.windowsFor(key));
-    ItemDecision d = decideSync(new Batch(List.of(item), Request.STORE_CLOCK)).get(0);
-    return d.allowed() || d.shadow();
+    return Decision.of(decideSync(new Batch(List.of(item), Request.STORE_CLOCK)), false);
+  }
+
+  /**
+   * Decides as {@link #decideAlone}, and answers only whether the request is admitted (an item of
+   * a shadow rule always is). Stores that can skip building the per-window report override it.
+   */
+  default boolean tryAcquire(Rule rule, String key, long cost, long at) {
+    return decideAlone(rule, key, cost, at).allowed();
   }
 
   /**

@@ -121,7 +121,7 @@ class EngineLocalStepTest {
     store.bannedKey = "ip:1";
     store.bannedMs = 30_000;
     List<String> counted = new CopyOnWriteArrayList<>();
-    ((Engine) limiter).denialRecorder((rule, key) -> counted.add(rule + " " + key));
+    ((Engine) limiter).denialRecorder((rule, key, at) -> counted.add(rule + " " + key));
 
     Decision first = limiter.acquire("login", "ip:1");
     assertThat(first.items().get(0).reason()).isEqualTo(DenyReason.BANNED);

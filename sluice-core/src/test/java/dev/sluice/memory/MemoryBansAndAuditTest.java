@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.AuditPolicy;
 import dev.sluice.BanPolicy;
 import dev.sluice.DenyReason;
+import dev.sluice.Request;
 import dev.sluice.Rule;
 import dev.sluice.RuleSet;
 import dev.sluice.conformance.BansAndAuditConformanceTest;
@@ -95,12 +96,12 @@ class MemoryBansAndAuditTest extends BansAndAuditConformanceTest {
     Rule r = rule("ban").window(1, Duration.ofMinutes(1)).ban(new BanPolicy(1, Duration.ofMinutes(1),
         Duration.ofMinutes(10))).build();
     MemoryStore s = memory();
-    assertThat(s.tryAcquire(r, "k", 1)).isTrue();
-    assertThat(s.tryAcquire(r, "k", 1)).isFalse();
+    assertThat(s.tryAcquire(r, "k", 1, Request.STORE_CLOCK)).isTrue();
+    assertThat(s.tryAcquire(r, "k", 1, Request.STORE_CLOCK)).isFalse();
     ticker.advance(Duration.ofMinutes(2));
-    assertThat(s.tryAcquire(r, "k", 1)).as("banned for 10 minutes").isFalse();
+    assertThat(s.tryAcquire(r, "k", 1, Request.STORE_CLOCK)).as("banned for 10 minutes").isFalse();
     ticker.advance(Duration.ofMinutes(9));
-    assertThat(s.tryAcquire(r, "k", 1)).isTrue();
+    assertThat(s.tryAcquire(r, "k", 1, Request.STORE_CLOCK)).isTrue();
   }
 
   @Test

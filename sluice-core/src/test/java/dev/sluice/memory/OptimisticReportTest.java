@@ -87,6 +87,49 @@ class OptimisticReportTest {
   }
 
   /**
+   * A denial explained again is answered with the same decision object while every number in it
+   * stays the same (decisions are immutable), and with a new one, equal to what the locked path
+   * reports, as soon as one moves: times a quarter of a millisecond apart, several costs and keys
+   * interleaved on one thread, each compared with a twin store deciding under the lock.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Algorithm.class, names = {"SLIDING_LOG", "TOKEN_BUCKET"})
+  void aDenialExplainedAgainIsTheSameDecisionUntilANumberInItMoves(Algorithm algorithm) {
+    Rule rule = rule(algorithm);
+    FakeTicker ticker = new FakeTicker(T0);
+    RateLimiter fast = limiter(store(ticker), rule);
+    RateLimiter twin = limiter(store(new FakeTicker(T0)), rule);
+    for (String key : new String[] {"a", "b"}) {
+      for (int i = 0; i < 6; i++) {
+        fast.acquire("r", key);
+        twin.acquire(Request.of("r", key).atMicros(T0));
+      }
+    }
+    int same = 0;
+    int renewed = 0;
+    Decision previous = null;
+    for (long at = 1_000; at < 40_000; at += 250) {
+      ticker.setMicros(T0 + at);
+      for (String key : new String[] {"a", "a", "b", "a"}) {
+        for (long cost : new long[] {1, 1, 2}) {
+          Decision d = fast.acquire("r", key, cost);
+          assertThat(d).as("at %d, %s, cost %d", at, key, cost)
+              .isEqualTo(twin.acquire(Request.of("r", key, cost).atMicros(T0 + at)));
+          if (previous != null && d.equals(previous)) {
+            assertThat(d).as("an equal decision is answered again").isSameAs(previous);
+            same++;
+          } else if (previous != null) {
+            renewed++;
+          }
+          previous = d;
+        }
+      }
+    }
+    assertThat(same).isGreaterThan(100);
+    assertThat(renewed).isGreaterThan(100);
+  }
+
+  /**
    * Many threads on one key, {@code acquire} mixed with {@code tryAcquire}, in rounds at one fake
    * instant each. An exact model (the same store on one thread) says before each round how many
    * units the key has left; the threads share out exactly that many, and each such request must be

@@ -7,8 +7,16 @@ package dev.sluice.internal.policy;
  */
 @FunctionalInterface
 public interface DenialRecorder {
-  /** Records nothing. */
-  DenialRecorder NONE = (rule, key) -> {};
+  /** {@link #denied}'s time when the caller has not read the limiter's ticker: the recorder reads it. */
+  long UNREAD = Long.MIN_VALUE;
 
-  void denied(String rule, String key);
+  /** Records nothing. */
+  DenialRecorder NONE = (rule, key, atMicros) -> {};
+
+  /**
+   * Records a denial of {@code key} under {@code rule} at {@code atMicros}, a time just read from
+   * the limiter's ticker (a deciding path that read it for the store passes it on), or
+   * {@link #UNREAD}.
+   */
+  void denied(String rule, String key, long atMicros);
 }

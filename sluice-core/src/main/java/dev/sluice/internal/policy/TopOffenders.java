@@ -37,8 +37,8 @@ public final class TopOffenders implements DenialRecorder {
   }
 
   @Override
-  public void denied(String rule, String key) {
-    long now = ticker.nowMicros();
+  public void denied(String rule, String key, long atMicros) {
+    long now = atMicros == UNREAD ? ticker.nowMicros() : atMicros;
     sketches.record(rule, key, 1, now);
     flushIfDue(now);
   }
