@@ -53,7 +53,7 @@ public abstract class KeyState {
   }
 
   /** {@link #readScratch}'s: evaluations index it by window, so a longer one serves fewer windows too. */
-  private static final ThreadLocal<Eval> READ_SCRATCH = ThreadLocal.withInitial(() -> new Eval(2));
+  private static final ThreadLocal<Eval.Reads> READ_SCRATCH = ThreadLocal.withInitial(() -> new Eval.Reads(2));
 
   /** Even: free; odd: held. A long, so that it cannot wrap around during one racy read. */
   @SuppressWarnings("unused") // through VERSION
@@ -166,7 +166,7 @@ public abstract class KeyState {
    * until the next evaluation: callers hold the lock from here until the report is built.
    */
   public final Eval evaluate(long now, long cost) {
-    Eval e = scratch.reset();
+    Eval e = scratch.reset(limits.length);
     e.fits = true;
     e.startMicros = now;
     if (!costTooLarge(cost, e)) {
@@ -265,7 +265,7 @@ public abstract class KeyState {
     if ((v & 1) != 0 || dead || now < lastSeen) {
       return null;
     }
-    Eval e;
+    Eval.Reads e;
     Decision d;
     try {
       e = deniedEval(cost, now);
@@ -283,7 +283,9 @@ public abstract class KeyState {
     if ((long) VERSION.getOpaque(this) != v) {
       return null;
     }
-    e.alone = d;
+    if (e.alone != d) {
+      e.alone = d;
+    }
     return d;
   }
 
@@ -291,11 +293,11 @@ public abstract class KeyState {
    * This thread's scratch space evaluated for {@code cost} at {@code now}, read racily; null when
    * the cost fits, or when the algorithm has no racy check (such algorithms always take the lock).
    */
-  private Eval deniedEval(long cost, long now) {
+  private Eval.Reads deniedEval(long cost, long now) {
     if (!deniedRacy(now, cost)) {
       return null;
     }
-    Eval e = readScratch();
+    Eval.Reads e = readScratch();
     e.fits = true;
     e.startMicros = now;
     if (!costTooLarge(cost, e)) {
@@ -330,13 +332,14 @@ public abstract class KeyState {
    * windows: the state's own belongs to the lock holder, and a new one per read would be most of
    * what the read allocates besides its report.
    */
-  private Eval readScratch() {
-    Eval e = READ_SCRATCH.get();
-    if (e.exceeded.length < limits.length) {
-      e = new Eval(limits.length);
+  private Eval.Reads readScratch() {
+    Eval.Reads e = READ_SCRATCH.get();
+    if (e.room < limits.length) {
+      e = new Eval.Reads(limits.length);
       READ_SCRATCH.set(e);
     }
-    return e.reset();
+    e.reset(limits.length);
+    return e;
   }
 
   /**
@@ -525,7 +528,7 @@ public abstract class KeyState {
   public final List<WindowState> reportStored(long last, long now, long cost, boolean allowed) {
     lastSeen = last;
     long t = clamp(now);
-    Eval e = allowed ? scratch.reset() : evaluate(t, cost);
+    Eval e = allowed ? scratch.reset(limits.length) : evaluate(t, cost);
     WindowState[] out = new WindowState[limits.length];
     for (int i = 0; i < out.length; i++) {
       out[i] = report(t, i, e);

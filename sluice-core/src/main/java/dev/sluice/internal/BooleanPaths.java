@@ -101,8 +101,11 @@ final class BooleanPaths {
       }
       item = Resolver.resolveItem(rule, key, cost);
       // The store's boolean answer has no retry time to keep, but a denial already kept answers.
-      if (denials != null && denials.check(rule, key, cost, item.windows(), ticker.nowMicros()) != null) {
-        return counted(false, rule, key, DenialRecorder.UNREAD) ? ADMITTED : REFUSED;
+      if (denials != null) {
+        long now = ticker.nowMicros();
+        if (denials.check(rule, key, cost, item.windows(), now) != null) {
+          return counted(false, rule, key, now) ? ADMITTED : REFUSED;
+        }
       }
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
