@@ -56,16 +56,31 @@ public class Eval {
     final int room;
     /**
      * The last decision of a one-item request this thread answered, which the next may answer
-     * again ({@link KeyState#denialAloneWithoutLock}).
+     * again ({@link KeyState#denialAloneWithoutLock}); with the state and its version, the cost,
+     * and the times between which its whole milliseconds stay as they are.
      */
     Decision alone;
+    KeyState state;
+    long version;
+    long cost;
+    long from;
+    long until;
 
     @SuppressWarnings("unused") // padding, see above
-    private long p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15;
+    private long p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16;
 
     Reads(int windows) {
       super(windows, SLACK);
       room = windows;
+    }
+
+    void remember(Decision d, KeyState s, long v, long c, long at, long stableUntil) {
+      alone = d;
+      state = s;
+      version = v;
+      cost = c;
+      from = at;
+      until = stableUntil;
     }
   }
 }

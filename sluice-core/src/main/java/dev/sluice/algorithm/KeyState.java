@@ -255,26 +255,40 @@ public abstract class KeyState {
   }
 
   /**
-   * {@link #denialWithoutLock} as the decision of a request of {@code item} alone: when every
-   * field of it equals that of the last such decision this thread answered (on a key denied again
-   * and again: until its numbers move, at most once a millisecond), that same immutable decision,
-   * so that a repeated denial allocates nothing.
+   * {@link #denialWithoutLock} as the decision of a request of {@code cost} units alone, which a
+   * key denied again and again answers many times a millisecond with the same numbers. This
+   * thread remembers the last such decision it answered ({@link Eval.Reads#alone}) and answers it
+   * again, the same immutable object, so that a repeated denial allocates nothing:
+   * <ul>
+   *   <li>without evaluating, when it is of this state at the same version (nothing decided under
+   *       the lock since), for the same cost, at a time before any of its whole milliseconds would
+   *       move ({@link Eval.Reads#until}), with the same units remaining in every window, and the
+   *       algorithm's own racy check still denies. With the state unchanged, time only frees
+   *       windows, and their retry and reset times fall one for one with it, so nothing else in
+   *       the decision can differ;
+   *   <li>else when the evaluation gives every field of it again;
+   *   <li>else a new one is built, and remembered.
+   * </ul>
    */
   public final Decision denialAloneWithoutLock(Rule rule, String key, long cost, long now) {
     long v = (long) VERSION.getAcquire(this);
     if ((v & 1) != 0 || dead || now < lastSeen) {
       return null;
     }
-    Eval.Reads e;
-    Decision d;
+    Eval.Reads e = READ_SCRATCH.get();
+    Decision d = e.alone;
+    boolean again;
     try {
-      e = deniedEval(cost, now);
-      if (e == null) {
-        return null;
-      }
-      d = e.alone;
-      if (d == null || !reports(d.items().get(0), rule, key, cost, now, e)) {
-        d = Decision.of(List.of(decision(rule, key, cost, now, e)), false);
+      again = d != null && e.state == this && e.version == v && e.cost == cost && now >= e.from && now < e.until
+          && d.items().get(0).shadow() == rule.shadow() && deniedRacy(now, cost) && sameRemaining(d, now);
+      if (!again) {
+        e = deniedEval(cost, now);
+        if (e == null) {
+          return null;
+        }
+        if (d == null || !reports(d.items().get(0), rule, key, cost, now, e)) {
+          d = Decision.of(List.of(decision(rule, key, cost, now, e)), false);
+        }
       }
     } catch (RuntimeException torn) {
       return null;
@@ -283,10 +297,45 @@ public abstract class KeyState {
     if ((long) VERSION.getOpaque(this) != v) {
       return null;
     }
-    if (e.alone != d) {
-      e.alone = d;
+    if (!again) {
+      e.remember(d, this, v, cost, now, stableUntil(now, e));
     }
     return d;
+  }
+
+  /** Whether every window of {@code d} has as many units remaining at {@code now} as this state. */
+  private boolean sameRemaining(Decision d, long now) {
+    List<WindowState> ws = d.items().get(0).windows();
+    for (int i = 0; i < limits.length; i++) {
+      if (ws.get(i).remaining() != remaining(now, i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The first time after {@code now} at which a whole millisecond of a decision evaluated as
+   * {@code e} would move: a retry or reset time, falling one for one with time on an unchanged
+   * state, reaching the next lower millisecond (a retry reaching 0 is a window freed).
+   */
+  private long stableUntil(long now, Eval e) {
+    long until = Long.MAX_VALUE;
+    for (int i = 0; i < limits.length; i++) {
+      if (e.exceeded[i] && e.retryMicros[i] > 0) {
+        until = Math.min(until, nextMillisecond(now, e.retryMicros[i]));
+      }
+      long reset = resetMicros(now, i);
+      if (reset > 0) {
+        until = Math.min(until, nextMillisecond(now, reset));
+      }
+    }
+    return until;
+  }
+
+  /** When {@code micros} from {@code now}, falling with time, is one whole millisecond less (rounded up). */
+  private static long nextMillisecond(long now, long micros) {
+    return now + micros - 1000 * (ceilMillis(micros) - 1);
   }
 
   /**
