@@ -3,6 +3,7 @@ package dev.sluice.algorithm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
 import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
 import dev.sluice.Window;
@@ -79,6 +80,9 @@ class SequenceLockModelCheckTest {
     {{"acquireOne"}, {"explainOne"}},
     {{"explainTwo"}, {"acquireOne", "explainOne"}},
     {{"explainOne", "explainOne"}, {"acquireTwo"}},
+    // a denial explained alone, remembered, answered again, torn across a commit or the restart
+    {{"explainOneAlone", "explainOneAlone"}, {"acquireTwo"}},
+    {{"acquireOne"}, {"explainOneAlone"}},
   };
 
   /**
@@ -215,6 +219,27 @@ class SequenceLockModelCheckTest {
       return explain(T1, 2);
     }
 
+    /**
+     * {@code acquire(rule, key)}'s one-item path on one state: a denial explained alone without
+     * the lock, twice, the second answering the first's decision again when nothing moved
+     * ({@link KeyState#denialAloneWithoutLock}); else the decision of {@link #explain}.
+     */
+    @Operation
+    public ItemDecision explainOneAlone() {
+      if (state.denying) {
+        Decision first = denialAlone(T1, 1);
+        Decision again = first == null ? null : denialAlone(T1, 1);
+        if (again != null) {
+          return again.items().get(0);
+        }
+      }
+      return explain(T1, 1);
+    }
+
+    Decision denialAlone(long now, long cost) {
+      return state.denialAloneWithoutLock(RULE, "k", cost, now);
+    }
+
     /** {@code MemoryStore.acquire}'s one-item decision on one state: the same, with a report. */
     final ItemDecision explain(long requested, long cost) {
       KeyState s = state;
@@ -343,6 +368,11 @@ class SequenceLockModelCheckTest {
     ItemDecision denialWithoutLock(ResolvedItem item, long now) {
       return null;
     }
+
+    @Override
+    Decision denialAlone(long now, long cost) {
+      return null;
+    }
   }
 
   public static class TokenBucketDecisions extends Decisions {
@@ -362,6 +392,11 @@ class SequenceLockModelCheckTest {
     ItemDecision denialWithoutLock(ResolvedItem item, long now) {
       return null;
     }
+
+    @Override
+    Decision denialAlone(long now, long cost) {
+      return null;
+    }
   }
 
   public static class SlidingLogDecisions extends Decisions {
@@ -379,6 +414,11 @@ class SequenceLockModelCheckTest {
 
     @Override
     ItemDecision denialWithoutLock(ResolvedItem item, long now) {
+      return null;
+    }
+
+    @Override
+    Decision denialAlone(long now, long cost) {
       return null;
     }
   }
