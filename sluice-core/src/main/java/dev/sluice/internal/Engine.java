@@ -102,10 +102,7 @@ public final class Engine implements RateLimiter {
     return decide(resolver.resolve(request));
   }
 
-  /**
-   * Without listeners, on a local store, for a rule no local step acts on, the store's decision of
-   * the one item is the request's ({@link BooleanPaths#acquire}); otherwise the general path.
-   */
+  /** Without listeners, on a local store, the store's decision alone ({@link BooleanPaths#acquire}) if it can. */
   @Override
   public Decision acquire(String ruleName, String key, long cost) {
     Decision fast = booleans.acquire(ruleName, key, cost);
@@ -238,15 +235,7 @@ public final class Engine implements RateLimiter {
   /** A limiter whose store is not shared, or keeps no heartbeats, answers itself alone. */
   @Override
   public CompletionStage<FleetView> fleet(int max) {
-    if (max < 1 || max > FleetView.MAX_LISTED) {
-      return CompletableFuture.failedFuture(new IllegalArgumentException(
-          "max must be from 1 to " + FleetView.MAX_LISTED + ", was " + max));
-    }
-    if (fleet == null) {
-      return CompletableFuture.completedFuture(new FleetView(instanceId, 1,
-          List.of(new FleetView.Instance(instanceId, 0))));
-    }
-    return fleet.view(max);
+    return Fleet.view(fleet, instanceId, max);
   }
 
   @Override

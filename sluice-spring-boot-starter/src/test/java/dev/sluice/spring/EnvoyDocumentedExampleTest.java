@@ -63,6 +63,7 @@ class EnvoyDocumentedExampleTest {
     try (ConfigurableApplicationContext app = new SpringApplicationBuilder(MvcApp.class)
         .web(WebApplicationType.SERVLET).properties(props.toArray(String[]::new)).run()) {
       int port = WebApps.port(app);
+      WebApps.awayFromAMinuteBoundary();
       String user = "ada-" + System.nanoTime();
       String name = "envoy:edge/generic_key:api/user.60s";
       // The page says: 20 a minute per user, the 21st denied as any denial is.

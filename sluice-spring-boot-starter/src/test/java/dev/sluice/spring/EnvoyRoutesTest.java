@@ -78,6 +78,7 @@ class EnvoyRoutesTest {
     Files.writeString(dir.resolve("edge.yaml"), EDGE);
     try (ConfigurableApplicationContext app = start(MvcApp.class, WebApplicationType.SERVLET, dir)) {
       int port = WebApps.port(app);
+      WebApps.awayFromAMinuteBoundary();
       String policy = "\"envoy:edge/generic_key:api/user.60s\";q=2;w=60";
       for (int i = 1; i <= 2; i++) {
         HttpResponse<String> ok = Http.get(port, "/api/items", "X-User", "ada");
@@ -121,6 +122,7 @@ class EnvoyRoutesTest {
         "sluice.web.routes[2].descriptors[0].remote_address=client-ip",
         "sluice.web.routes[2].descriptors[1].blocked=value:yes")) {
       int port = WebApps.port(app);
+      WebApps.awayFromAMinuteBoundary();
       HttpResponse<String> denied = Http.get(port, "/by-header");
       assertThat(denied.statusCode()).isEqualTo(429);
       JsonNode p = Http.json(denied);
@@ -155,6 +157,7 @@ class EnvoyRoutesTest {
         "sluice.web.routes[2].descriptors[0].q1=value:a",
         "sluice.web.routes[2].descriptors[1].q2=value:b")) {
       int port = WebApps.port(app);
+      WebApps.awayFromAMinuteBoundary();
       assertThat(Http.get(port, "/by-header").statusCode()).isEqualTo(200);
       // q1 is over its limit, q2 is not: a quota-mode limit alone denies nothing.
       assertThat(Http.get(port, "/by-header").statusCode()).isEqualTo(200);
@@ -178,6 +181,7 @@ class EnvoyRoutesTest {
         "sluice.web.routes[2].domain=edge",
         "sluice.web.routes[2].descriptors[0].tenant=path-variable:tenant")) {
       int port = WebApps.port(app);
+      WebApps.awayFromAMinuteBoundary();
       ConfigWatcher watcher = app.getBean(ConfigWatcher.class);
       assertThat(Http.get(port, "/tenants/a/items").statusCode()).isEqualTo(200);
       assertThat(Http.get(port, "/tenants/a/items").statusCode()).isEqualTo(429);
@@ -207,6 +211,7 @@ class EnvoyRoutesTest {
     Files.writeString(dir.resolve("edge.yaml"), EDGE);
     try (ConfigurableApplicationContext app = start(FluxApp.class, WebApplicationType.REACTIVE, dir)) {
       int port = WebApps.port(app);
+      WebApps.awayFromAMinuteBoundary();
       assertThat(Http.get(port, "/api/items", "X-User", "ada").statusCode()).isEqualTo(200);
       assertThat(Http.get(port, "/api/items", "X-User", "ada").statusCode()).isEqualTo(200);
       HttpResponse<String> denied = Http.get(port, "/api/items", "X-User", "ada");

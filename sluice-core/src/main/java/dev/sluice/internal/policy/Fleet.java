@@ -6,6 +6,7 @@ import dev.sluice.FleetView;
 import dev.sluice.internal.lease.LeaseHolder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,6 +44,21 @@ public final class Fleet {
     this.store = store;
     this.ticker = ticker;
     this.id = id;
+  }
+
+  /**
+   * {@code RateLimiter.fleet(max)} of the limiter {@code id}: {@code fleet}'s view, or, without one
+   * (a store not shared, or keeping no heartbeats), the limiter alone.
+   */
+  public static CompletionStage<FleetView> view(Fleet fleet, String id, int max) {
+    if (max < 1 || max > FleetView.MAX_LISTED) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException(
+          "max must be from 1 to " + FleetView.MAX_LISTED + ", was " + max));
+    }
+    if (fleet == null) {
+      return CompletableFuture.completedFuture(new FleetView(id, 1, List.of(new FleetView.Instance(id, 0))));
+    }
+    return fleet.view(max);
   }
 
   /** The fleet as the store lists it now: the {@code max} instances heard most recently. */
