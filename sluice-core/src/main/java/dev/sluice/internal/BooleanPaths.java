@@ -135,8 +135,8 @@ final class BooleanPaths {
   /**
    * The time of a decision on a local store, read once for the store and the top offenders when
    * the store decides on the limiter's own ticker (as the one {@code Sluice.builder()} makes does);
-   * else {@link Request#STORE_CLOCK}, for each to read its own ({@link DenialRecorder#UNREAD}, the
-   * same value).
+   * else {@link Request#STORE_CLOCK}, for each to read its own (to the recorder, it is
+   * {@link DenialRecorder#UNREAD}).
    */
   private long now() {
     return sharedTicker ? ticker.nowMicros() : Request.STORE_CLOCK;

@@ -67,11 +67,13 @@ final class Decisions {
    * ({@link KeyState#denialAloneWithoutLock}).
    */
   Decision decideAlone(Rule rule, String key, long cost, long requested) {
-    long now = requested == Request.STORE_CLOCK ? ticker.nowMicros() : requested;
     List<Window> ws = rule.windowsFor(key);
     if (rule.ban() != null) {
-      return Decision.of(decide(new Batch(List.of(new ResolvedItem(rule, key, cost, ws)), now)), false);
+      // The store's clock, not an explicit time: the transaction reads it again.
+      ResolvedItem item = new ResolvedItem(rule, key, cost, ws);
+      return Decision.of(decide(new Batch(List.of(item), Request.STORE_CLOCK)), false);
     }
+    long now = requested == Request.STORE_CLOCK ? ticker.nowMicros() : requested;
     Decision d = null;
     KeyState s = keys.state(rule, key, ws, now);
     if (s != null && s.denying && s.countsBy(ws)) {

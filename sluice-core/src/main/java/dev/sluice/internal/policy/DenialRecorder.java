@@ -1,5 +1,6 @@
 package dev.sluice.internal.policy;
 
+import dev.sluice.Request;
 
 /**
  * Told of each denied item of a decision the limiter made (degraded decisions excepted), for the
@@ -7,8 +8,12 @@ package dev.sluice.internal.policy;
  */
 @FunctionalInterface
 public interface DenialRecorder {
-  /** {@link #denied}'s time when the caller has not read the limiter's ticker: the recorder reads it. */
-  long UNREAD = Long.MIN_VALUE;
+  /**
+   * {@link #denied}'s time when the caller has not read the limiter's ticker: the recorder reads
+   * it. The same value as {@link Request#STORE_CLOCK}, which a boolean path hands to the store and
+   * then here when the store keeps its own clock.
+   */
+  long UNREAD = Request.STORE_CLOCK;
 
   /** Records nothing. */
   DenialRecorder NONE = (rule, key, atMicros) -> {};
