@@ -1,5 +1,7 @@
 package dev.sluice.internal.policy;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -26,32 +28,49 @@ import java.util.concurrent.atomic.LongAdder;
  * none, {@link #top} reads the last hour held here. {@link #expire} forgets rules with nothing in
  * the last 60 minutes, which makes room for others (rules removed by a reload among them).
  *
- * <p>Thread-safe: many threads record at once. Each rule has {@value #STRIPES} fronts, one lock
- * each, a thread always recording through the same one: a front holds the last key recorded
- * through it with its count in its minute, so a key denied again and again (an attack) costs an
- * increment under a lock no other thread is likely to take. The front is folded into the rule's
- * sketch (under the rule's ring lock, taken after a front's) when its key or minute changes, when
- * its count reaches {@value #FOLD_AT}, and by every {@link #drain} and {@link #merged read}, which
- * take each front's lock first: a record that completed before either began is in what it sees,
- * exactly. Folding adds a run of one key as one {@link DenialSketch#add} of its length, which
- * leaves the sketch as the run's single adds would. The ring's lock is held for a fold and one
- * add, and for copies (not merges) on {@link #top}. Fronts take about 2.5 KB per rule.
+ * <p>Thread-safe: many threads record at once. Each rule has {@value #STRIPES} fronts, a thread
+ * always recording through the same one: a front holds the last key recorded through it with its
+ * count in its minute, so a key denied again and again (an attack) costs one compare-and-swap on a
+ * cache line no other thread is likely to write, and no lock. The front's count and a generation,
+ * changed each time the front is emptied, share one word: an add that read the front's key and
+ * minute lands only if the front has not been emptied (and perhaps given another key) since, and
+ * anything else takes the front's lock. The front is folded into the rule's sketch (under the
+ * front's lock and then the rule's ring lock) when its key or minute changes, when its count
+ * reaches {@value #FOLD_AT}, and by every {@link #drain} and {@link #merged read}: a record that
+ * completed before either began is in what it sees, exactly. Folding adds a run of one key as one
+ * {@link DenialSketch#add} of its length, which leaves the sketch as the run's single adds would.
+ * The ring's lock is held for a fold and one add, and for copies (not merges) on {@link #top}.
+ * Fronts take about 2.5 KB per rule.
  */
 public final class MinuteSketches {
   public static final int MINUTES = 60;
   public static final int DEFAULT_MAX_RULES = 1_000;
   static final long MICROS_PER_MINUTE = 60_000_000L;
   /** Fronts per rule: enough that threads on a 2-to-16-core machine rarely share one. */
-  static final int STRIPE_BITS = 4;
-  static final int STRIPES = 1 << STRIPE_BITS;
+  static final int STRIPES = 16;
   /** A front's count is folded into the sketch once this large, well below the sketch's bound. */
   static final long FOLD_AT = 1L << 30;
+  /** A front's word: its count in the low bits (at most {@link #FOLD_AT}), its generation above. */
+  private static final int COUNT_BITS = 31;
+  private static final long COUNT_MASK = (1L << COUNT_BITS) - 1;
+  private static final long GENERATION = 1L << COUNT_BITS;
+  private static final VarHandle HELD;
+
+  static {
+    try {
+      HELD = MethodHandles.lookup().findVarHandle(Front.class, "held", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   /** What one rule accumulated for one minute since the last drain. */
   public record Drained(String rule, long minute, DenialSketch sketch) {}
 
   private final int capacity;
   private final int maxRules;
+  /** {@link #STRIPES} but in the model check, where every thread shares one front. */
+  private final int stripes;
   private final ConcurrentHashMap<String, Ring> rings = new ConcurrentHashMap<>();
   /** Rings in the map or being put there; reserved before a put so the bound is never passed. */
   private final AtomicInteger ruleCount = new AtomicInteger();
@@ -67,12 +86,21 @@ public final class MinuteSketches {
    * @param maxRules the most rules recorded at once, at least 1
    */
   public MinuteSketches(int capacity, int maxRules) {
+    this(capacity, maxRules, STRIPES);
+  }
+
+  /** With {@code stripes} fronts per rule, a power of two. */
+  MinuteSketches(int capacity, int maxRules, int stripes) {
     DenialSketch.checkCapacity(capacity);
     if (maxRules < 1) {
       throw new IllegalArgumentException("the most rules recorded must be at least 1, was " + maxRules);
     }
+    if (Integer.bitCount(stripes) != 1) {
+      throw new IllegalArgumentException("stripes must be a power of two, was " + stripes);
+    }
     this.capacity = capacity;
     this.maxRules = maxRules;
+    this.stripes = stripes;
   }
 
   /**
@@ -95,15 +123,20 @@ public final class MinuteSketches {
         return;
       }
       Front front = ring.fronts[stripe()];
+      // The same key again in the same minute: added to the front, unless it was emptied meanwhile.
+      // (A ring retired after this read held nothing of the last hour: what lands in it was late.)
+      if (!ring.retired && front.adds(key, minute, n)) {
+        return;
+      }
       synchronized (front) {
         if (ring.retired) {
           continue; // expired between the lookup and the lock: a new ring takes it
         }
-        if (front.minute == minute && front.pending > 0 && n <= FOLD_AT - front.pending
-            && key.equals(front.key)) {
-          // The same key again in the same minute: held here until the key or minute changes.
-          front.pending += n;
-          return;
+        // Only lock-free adds race this one now: a front is emptied under its lock.
+        while (front.holds(key, minute, n)) {
+          if (front.adds(key, minute, n)) {
+            return;
+          }
         }
         synchronized (ring) {
           if (ring.retired) {
@@ -116,9 +149,11 @@ public final class MinuteSketches {
             droppedAsLate.add(n);
             return;
           }
-          front.key = key;
-          front.minute = minute;
-          front.pending = n;
+          if (n > FOLD_AT) {
+            ring.add(key, minute, n); // more than a front holds: straight to the sketch
+          } else {
+            front.open(key, minute, n);
+          }
         }
         return;
       }
@@ -239,7 +274,7 @@ public final class MinuteSketches {
   private void foldFronts(Ring ring) {
     for (Front front : ring.fronts) {
       synchronized (front) {
-        if (front.pending > 0) {
+        if (front.count() > 0) {
           synchronized (ring) {
             ring.fold(front);
           }
@@ -249,9 +284,9 @@ public final class MinuteSketches {
   }
 
   /** The recording thread's stripe: fixed per thread, so two threads rarely share one. */
-  private static int stripe() {
+  private int stripe() {
     long id = Thread.currentThread().getId();
-    return (int) ((id * 0x9E3779B97F4A7C15L) >>> (64 - STRIPE_BITS));
+    return (int) ((id * 0x9E3779B97F4A7C15L) >>> 32) & (stripes - 1);
   }
 
   private Ring ringOf(String rule) {
@@ -274,16 +309,67 @@ public final class MinuteSketches {
 
   /**
    * The last key one stripe of threads recorded under a rule, with the denials of it in its minute
-   * not yet in the ring's sketch; guarded by its own monitor, taken before the ring's. Padded so
-   * that two stripes' fronts do not share a cache line.
+   * not yet in the ring's sketch. {@link #held} is read and added to without a lock; it is emptied,
+   * and the key and minute changed, only under the front's monitor (taken before the ring's).
+   * Padded so that two stripes' fronts do not share a cache line.
    */
   private static final class Front {
     long p0, p1, p2, p3, p4, p5, p6;
+    /**
+     * Written before the {@link #held} that opens the front with them, and read after it: an add
+     * that read them lands only if {@link #held}'s generation is still the one it read first.
+     */
     String key;
     long minute = Long.MIN_VALUE;
-    /** Zero when the front holds nothing. */
-    long pending;
+    /** The generation and count (see {@link #COUNT_BITS}); a count of zero: the front holds nothing. */
+    volatile long held;
     long q0, q1, q2, q3, q4, q5, q6;
+
+    long count() {
+      return held & COUNT_MASK;
+    }
+
+    /** Whether the front holds a run of {@code key} in {@code minute} that {@code n} more fit. */
+    boolean holds(String key, long minute, long n) {
+      long h = held;
+      long count = h & COUNT_MASK;
+      return count > 0 && n <= FOLD_AT - count && this.minute == minute && key.equals(this.key);
+    }
+
+    /**
+     * Adds {@code n} to the run if the front holds one of {@code key} in {@code minute} with room for
+     * it; false if not, or if another thread changed the front between the reads and the add.
+     */
+    boolean adds(String key, long minute, long n) {
+      long h = held;
+      long count = h & COUNT_MASK;
+      return count > 0 && n <= FOLD_AT - count && this.minute == minute && key.equals(this.key)
+          && HELD.compareAndSet(this, h, h + n);
+    }
+
+    /**
+     * Empties the front and answers the count it held, changing its generation so that an add that
+     * read it before lands nowhere; under the front's monitor.
+     */
+    long empty() {
+      while (true) {
+        long h = held;
+        long count = h & COUNT_MASK;
+        if (count == 0) {
+          return 0;
+        }
+        if (HELD.compareAndSet(this, h, (h & ~COUNT_MASK) + GENERATION)) {
+          return count;
+        }
+      }
+    }
+
+    /** Starts a run of {@code n} (at most {@link #FOLD_AT}) of a key in a minute; the front is empty. */
+    void open(String key, long minute, long n) {
+      this.key = key;
+      this.minute = minute;
+      held = held + n; // publishes the key and minute to adds that read it
+    }
   }
 
   /** One rule's minutes; guarded by its own monitor. */
@@ -291,14 +377,14 @@ public final class MinuteSketches {
     final long[] minutes = new long[MINUTES];
     /** Null when the slot's minute has nothing left to drain or read. */
     final DenialSketch[] sketches = new DenialSketch[MINUTES];
-    final Front[] fronts = new Front[STRIPES];
+    final Front[] fronts = new Front[stripes];
     long newest = Long.MIN_VALUE;
     /** Read without the lock by a recorder holding only its front's. */
     volatile boolean retired;
 
     Ring() {
       Arrays.fill(minutes, Long.MIN_VALUE);
-      for (int i = 0; i < STRIPES; i++) {
+      for (int i = 0; i < fronts.length; i++) {
         fronts[i] = new Front();
       }
     }
@@ -323,14 +409,15 @@ public final class MinuteSketches {
 
     /** Adds what the front holds to its minute's sketch and empties the front; the caller holds both locks. */
     void fold(Front front) {
-      long n = front.pending;
-      if (n == 0) {
-        return;
+      long n = front.empty();
+      if (n > 0) {
+        add(front.key, front.minute, n);
+        front.key = null; // an add that reads it finds the front empty anyway
       }
-      front.pending = 0;
-      String key = front.key;
-      front.key = null;
-      long minute = front.minute;
+    }
+
+    /** Adds {@code n} denials of {@code key} to {@code minute}'s sketch; the caller holds this ring's lock. */
+    void add(String key, long minute, long n) {
       int s = (int) Math.floorMod(minute, (long) MINUTES);
       if (minutes[s] != minute) {
         // A minute an hour later took the slot after this one started: the denials went with it.

@@ -220,9 +220,20 @@ class MinuteSketchesTest {
    */
   @Test
   void runsOfOneKeyFromManyThreadsRacingDrainsAreEachDrainedExactlyOnce() throws InterruptedException {
+    runsRacingDrains(4, 500_000);
+  }
+
+  /**
+   * The same with twice as many threads as a rule has fronts, so that threads share fronts: their
+   * adds without the lock race each other, other keys taking the front, and drains emptying it.
+   */
+  @Test
+  void threadsSharingAFrontCountEachDenialExactlyOnce() throws InterruptedException {
+    runsRacingDrains(2 * MinuteSketches.STRIPES, 40_000);
+  }
+
+  private void runsRacingDrains(int threads, int perThread) throws InterruptedException {
     MinuteSketches shared = new MinuteSketches(128, 10);
-    int threads = 4;
-    int perThread = 500_000;
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> workers = new ArrayList<>();
     List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
