@@ -8,14 +8,11 @@ import dev.sluice.ItemDecision;
 import dev.sluice.Rule;
 import dev.sluice.Window;
 import dev.sluice.spi.ResolvedItem;
+import dev.sluice.testing.ModelChecks;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.jetbrains.kotlinx.lincheck.Actor;
-import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -101,26 +98,7 @@ class SequenceLockModelCheckTest {
         .iterations(0) // no generated scenarios
         .invocationsPerIteration(INVOCATIONS)
         .sequentialSpecification(specification);
-    for (String[][] threads : SCENARIOS) {
-      List<List<Actor>> parallel = new ArrayList<>();
-      for (String[] decisions : threads) {
-        List<Actor> thread = new ArrayList<>();
-        for (String name : decisions) {
-          thread.add(new Actor(operation(name), List.of()));
-        }
-        parallel.add(thread);
-      }
-      options.addCustomScenario(new ExecutionScenario(List.of(), parallel, List.of(), null));
-    }
-    return options;
-  }
-
-  private static Method operation(String name) {
-    try {
-      return Decisions.class.getMethod(name);
-    } catch (NoSuchMethodException e) {
-      throw new AssertionError(e);
-    }
+    return ModelChecks.withScenarios(options, Decisions.class, SCENARIOS, null);
   }
 
   @Test

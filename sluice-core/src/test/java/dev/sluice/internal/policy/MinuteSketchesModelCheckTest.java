@@ -1,12 +1,8 @@
 package dev.sluice.internal.policy;
 
-import java.lang.reflect.Method;
-import java.util.ArrayList;
-import java.util.List;
+import dev.sluice.testing.ModelChecks;
 import java.util.Map;
 import java.util.TreeMap;
-import org.jetbrains.kotlinx.lincheck.Actor;
-import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.junit.jupiter.api.Tag;
@@ -54,27 +50,8 @@ class MinuteSketchesModelCheckTest {
         .invocationsPerIteration(INVOCATIONS)
         .loopBound(200) // a drain walks a rule's 60 minutes: not a hung loop
         .sequentialSpecification(OneFront.class);
-    for (String[][] threads : SCENARIOS) {
-      List<List<Actor>> parallel = new ArrayList<>();
-      for (String[] ops : threads) {
-        List<Actor> thread = new ArrayList<>();
-        for (String name : ops) {
-          thread.add(new Actor(operation(name), List.of()));
-        }
-        parallel.add(thread);
-      }
-      options.addCustomScenario(new ExecutionScenario(List.of(), parallel,
-          List.of(new Actor(operation("drain"), List.of())), null));
-    }
-    options.check(OneFront.class);
-  }
-
-  private static Method operation(String name) {
-    try {
-      return OneFront.class.getMethod(name);
-    } catch (NoSuchMethodException e) {
-      throw new AssertionError(e);
-    }
+    // Each scenario ends with a drain, which shows what the threads left in the front.
+    ModelChecks.withScenarios(options, OneFront.class, SCENARIOS, "drain").check(OneFront.class);
   }
 
   /** Sketches with one front per rule, so every thread records through the same one. */
