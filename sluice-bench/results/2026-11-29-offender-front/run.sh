@@ -23,3 +23,9 @@ for round in 1 2 3; do
       -f 1 -wi 4 -w 1s -i 6 -r 1s -t 1 >> $v-t1-$round.txt 2>&1
   done
 done
+# Then the new code alone, three rounds of two threads with Bucket4j's explaining call beside its boolean one.
+for round in 1 2 3; do
+  uptime > new-t2-probe-$round.txt
+  $RT java -jar $NEW TwoWindowBenchmark -p impl=sluice,sluice_decision,bucket4j,bucket4j_probe -p rule=TWO_WINDOWS \
+    -p keys=1 -f 1 -wi 4 -w 1s -i 6 -r 1s -t 2 -bm thrpt -tu s >> new-t2-probe-$round.txt 2>&1
+done
