@@ -331,9 +331,7 @@ public final class MinuteSketches {
 
     /** Whether the front holds a run of {@code key} in {@code minute} that {@code n} more fit. */
     boolean holds(String key, long minute, long n) {
-      long h = held;
-      long count = h & COUNT_MASK;
-      return count > 0 && n <= FOLD_AT - count && this.minute == minute && key.equals(this.key);
+      return runOf(held, key, minute, n);
     }
 
     /**
@@ -342,9 +340,13 @@ public final class MinuteSketches {
      */
     boolean adds(String key, long minute, long n) {
       long h = held;
+      return runOf(h, key, minute, n) && HELD.compareAndSet(this, h, h + n);
+    }
+
+    /** Whether {@code h}, read from {@link #held} before the key and minute, is a run they fit. */
+    private boolean runOf(long h, String key, long minute, long n) {
       long count = h & COUNT_MASK;
-      return count > 0 && n <= FOLD_AT - count && this.minute == minute && key.equals(this.key)
-          && HELD.compareAndSet(this, h, h + n);
+      return count > 0 && n <= FOLD_AT - count && this.minute == minute && key.equals(this.key);
     }
 
     /**
