@@ -2,8 +2,8 @@ package dev.sluice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.SourceTree;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,7 +33,7 @@ class DocumentationLinksTest {
 
   @Test
   void everyRelativeLinkLeadsToAFileAndAHeadingThatExist() throws IOException {
-    Path root = root();
+    Path root = SourceTree.rootHolding("ARCHITECTURE.md");
     List<String> broken = new ArrayList<>();
     List<Path> pages;
     try (Stream<Path> all = Files.walk(root)) {
@@ -80,7 +80,7 @@ class DocumentationLinksTest {
   private static List<String> prose(Path page) {
     List<String> out = new ArrayList<>();
     boolean code = false;
-    for (String line : read(page).split("\n", -1)) {
+    for (String line : SourceTree.read(page).split("\n", -1)) {
       if (line.startsWith("```")) {
         code = !code;
         out.add(null);
@@ -121,23 +121,5 @@ class DocumentationLinksTest {
   static String slug(String heading) {
     String text = heading.replaceAll("\\[([^]]*)]\\([^)]*\\)", "$1").replace("`", "").toLowerCase(Locale.ROOT);
     return text.replaceAll("[^\\p{L}\\p{N}_\\- ]", "").replace(' ', '-');
-  }
-
-  /** The source tree's root: the nearest directory above the working one with ARCHITECTURE.md. */
-  private static Path root() {
-    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      if (Files.isRegularFile(dir.resolve("ARCHITECTURE.md"))) {
-        return dir;
-      }
-    }
-    throw new AssertionError("ARCHITECTURE.md not found above " + Path.of("").toAbsolutePath());
-  }
-
-  private static String read(Path p) {
-    try {
-      return Files.readString(p);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,8 +1,6 @@
 package dev.sluice.conformance;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import dev.sluice.testing.SourceTree;
 import java.nio.file.Path;
 
 /**
@@ -17,7 +15,7 @@ public final class WorkedExample {
 
   /** The YAML of the worked example. */
   public static String yaml() {
-    String page = read(page());
+    String page = SourceTree.read(page());
     int heading = page.indexOf("\n" + HEADING + "\n");
     if (heading < 0) {
       throw new AssertionError("docs/policies.md has no heading '" + HEADING + "'");
@@ -34,22 +32,8 @@ public final class WorkedExample {
     return page.substring(from, close + 1);
   }
 
-  /** docs/policies.md of the source tree the tests run in (from a module's directory or the root). */
+  /** docs/policies.md of the source tree the tests run in. */
   static Path page() {
-    for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      Path p = dir.resolve("docs").resolve("policies.md");
-      if (Files.isRegularFile(p)) {
-        return p;
-      }
-    }
-    throw new AssertionError("docs/policies.md not found above " + Path.of("").toAbsolutePath());
-  }
-
-  private static String read(Path p) {
-    try {
-      return Files.readString(p);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return SourceTree.file("docs/policies.md");
   }
 }
